@@ -1,0 +1,3 @@
+from omerender.cli import main
+
+main()

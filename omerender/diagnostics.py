@@ -1,0 +1,59 @@
+"""Problems as values: every finding of the core is a Diagnostic, never a print or an exit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+
+ERROR: Severity = "error"
+WARNING: Severity = "warning"
+INFO: Severity = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One finding, located in an input file.
+
+    ``line`` and ``col`` are 1-based. ``code`` is a stable identifier (an OME condition reason
+    such as ``ParentNotFound`` where one exists, else a kebab-case rule name) that machine
+    reports carry; the text report shows only the message.
+    """
+
+    path: str
+    line: int
+    col: int
+    severity: Severity
+    message: str
+    code: str = ""
+    json_path: str = ""
+
+    def text(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.severity}: {self.message}"
+
+
+def sort_key(d: Diagnostic) -> tuple[str, int, int, str, str]:
+    return (d.path, d.line, d.col, d.severity, d.message)
+
+
+def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics sorted by location, duplicates dropped: the order reports print."""
+    return sorted(set(diagnostics), key=sort_key)
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.severity == ERROR for d in diagnostics)
+
+
+def json_path(keys: tuple[object, ...]) -> str:
+    """``('spec', 'engineConfig', 'runner', 'args', 0)`` -> ``$.spec.engineConfig.runner.args[0]``."""
+    out = "$"
+    for key in keys:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif isinstance(key, str) and key.replace("_", "").replace("-", "").isalnum() and "-" not in key:
+            out += f".{key}"
+        else:
+            out += f"[{key!r}]"
+    return out

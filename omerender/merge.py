@@ -1,0 +1,115 @@
+"""The spec's merge: strategic-merge-patch semantics over OME's pod and container fields.
+
+One function serves both places OME merges: a child runtime laid over its parent, and an
+InferenceService component laid over the merged runtime config. Rules (spec, "What merges"):
+
+* single values replace; objects merge field by field; maps (nodeSelector, requests, limits,
+  labels, annotations) therefore merge by key;
+* lists named in ``MERGE_KEYS`` merge item by item on their key, items with the same key merging
+  field by field; every other list replaces the parent's whole list;
+* ``None``, ``[]``, ``{}`` and ``""`` in the overlay count as unset, so a child cannot remove what
+  its parent sets.
+
+Merged keyed lists come out in the order Kubernetes' strategic merge patch gives them: patch items
+in patch order, base-only items kept where they were relative to the items they preceded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MERGE_KEYS: dict[str, str] = {
+    "env": "name",
+    "volumes": "name",
+    "imagePullSecrets": "name",
+    "containers": "name",
+    "initContainers": "name",
+    "ephemeralContainers": "name",
+    "schedulingGates": "name",
+    "resourceClaims": "name",
+    "ports": "containerPort",
+    "volumeMounts": "mountPath",
+    "volumeDevices": "devicePath",
+    "topologySpreadConstraints": "topologyKey",
+    "hostAliases": "ip",
+}
+
+
+def is_unset(value: Any) -> bool:
+    return value is None or value == "" or (isinstance(value, (list, dict)) and not value)
+
+
+def merge(base: Any, overlay: Any) -> Any:
+    """``overlay`` laid over ``base``; neither input is modified, and the result shares no containers with them."""
+    if is_unset(overlay):
+        return copy(base)
+    if isinstance(base, dict) and isinstance(overlay, dict):
+        return _merge_maps(base, overlay)
+    return copy(overlay)
+
+
+def copy(value: Any) -> Any:
+    """A deep copy of plain YAML data (faster than ``copy.deepcopy`` for dicts, lists and scalars)."""
+    if isinstance(value, dict):
+        return {k: copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy(v) for v in value]
+    return value
+
+
+def _merge_maps(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
+    out = {k: copy(v) for k, v in base.items()}
+    for key, value in overlay.items():
+        if is_unset(value):
+            continue
+        current = out.get(key)
+        merge_key = MERGE_KEYS.get(key)
+        if merge_key and isinstance(current, list) and isinstance(value, list) and _keyed(current, merge_key) and _keyed(value, merge_key):
+            out[key] = merge_keyed_lists(current, value, merge_key)
+        elif isinstance(current, dict) and isinstance(value, dict):
+            out[key] = _merge_maps(current, value)
+        else:
+            out[key] = copy(value)
+    return out
+
+
+def _keyed(items: list[Any], merge_key: str) -> bool:
+    return all(isinstance(item, dict) and merge_key in item for item in items)
+
+
+def merge_keyed_lists(base: list[dict[str, Any]], patch: list[dict[str, Any]], merge_key: str) -> list[dict[str, Any]]:
+    """Merge two lists of maps by ``merge_key`` and order the result as strategic merge patch does."""
+    base_keys = [item[merge_key] for item in base]
+    base_pos = {k: i for i, k in reversed(list(enumerate(base_keys)))}
+    merged: dict[Any, dict[str, Any]] = {}
+    for item in base:
+        merged.setdefault(item[merge_key], copy(item))
+    patch_order: list[Any] = []
+    for item in patch:
+        key = item[merge_key]
+        merged[key] = _merge_maps(merged[key], item) if key in merged else merge({}, item)
+        if key not in patch_order:
+            patch_order.append(key)
+    patch_set = set(patch_order)
+    base_only = [k for k in dict.fromkeys(base_keys) if k not in patch_set]
+    ordered: list[Any] = []
+    i = j = 0
+    while i < len(base_only) and j < len(patch_order):
+        left, right = base_only[i], patch_order[j]
+        if right in base_pos and base_pos[left] < base_pos[right]:
+            ordered.append(left)
+            i += 1
+        else:
+            ordered.append(right)
+            j += 1
+    ordered.extend(base_only[i:])
+    ordered.extend(patch_order[j:])
+    return [merged[k] for k in ordered]
+
+
+def merge_chain(specs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Merge runtime specs from the root down: each spec laid over the result for its parent."""
+    result: dict[str, Any] = {}
+    for spec in specs:
+        result = merge(result, spec)
+    return result

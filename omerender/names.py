@@ -1,0 +1,68 @@
+"""Names and label keys the OME controller derives, including its hash-shortening of long names."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+HASH_PREFIX_LENGTH = 8
+MAX_LABEL_NAME_LENGTH = 49
+MODEL_LABEL_DOMAIN = "models.ome.io"
+DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _hash8(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:HASH_PREFIX_LENGTH]
+
+
+def _shorten(text: str, max_length: int, hash_prefix: str) -> str:
+    if len(text) <= max_length:
+        return text
+    suffix_length = max_length - HASH_PREFIX_LENGTH - 1
+    if suffix_length <= 0:
+        return hash_prefix[:max_length]
+    return f"{hash_prefix}-{text[len(text) - suffix_length:]}"
+
+
+def truncate_with_hash(text: str, max_length: int) -> str:
+    return _shorten(text, max_length, _hash8(text))
+
+
+def truncate_name(name: str, max_length: int = 63) -> str:
+    """OME's TruncateNameWithMaxLength: a hashed prefix that never starts with a digit."""
+    prefix = _hash8(name)
+    if prefix[0].isdigit():
+        prefix = "a" + prefix[1:]
+    return _shorten(name, max_length, prefix)
+
+
+def cluster_model_label(model: str) -> str:
+    room = MAX_LABEL_NAME_LENGTH - len("clusterbasemodel") - 1
+    return f"{MODEL_LABEL_DOMAIN}/clusterbasemodel.{truncate_with_hash(model, room)}"
+
+
+def namespaced_model_label(namespace: str, model: str) -> str:
+    room = MAX_LABEL_NAME_LENGTH - len("basemodel.") - 1
+    if len(namespace) + len(model) <= room:
+        return f"{MODEL_LABEL_DOMAIN}/{namespace}.basemodel.{model}"
+    minimum = 8
+    if room < minimum * 2:
+        ns_room = room // 2
+    else:
+        ns_room = len(namespace) if len(namespace) <= minimum else minimum
+    model_room = room - ns_room
+    return f"{MODEL_LABEL_DOMAIN}/{truncate_with_hash(namespace, ns_room)}.basemodel.{truncate_with_hash(model, model_room)}"
+
+
+def model_config_map_name(isvc: str) -> str:
+    """``modelconfig-`` plus the last 20 characters of the InferenceService name."""
+    return "modelconfig-" + isvc[-20:]
+
+
+def is_dns_label(name: str) -> bool:
+    return len(name) <= 63 and bool(DNS_1123_LABEL.match(name))
+
+
+def is_dns_subdomain(name: str) -> bool:
+    return len(name) <= 253 and bool(DNS_1123_SUBDOMAIN.match(name))

@@ -1,0 +1,178 @@
+"""From input paths to rendered objects, runtime status and diagnostics: the core's one entry point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from omerender import admission, matcher, render
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
+from omerender.inherit import INHERIT_FROM, Chain, resolve_all
+from omerender.loader import LoadOptions, Obj, load
+from omerender.universe import SR, Universe, index
+
+WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
+
+
+@dataclass
+class BuildOptions:
+    namespace: str = "default"
+    max_file_bytes: int = 10 * 1024 * 1024
+
+
+@dataclass
+class BuildResult:
+    universe: Universe
+    chains: dict[int, Chain]
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.severity == ERROR for d in self.diagnostics)
+
+
+def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
+    """Workloads first (engine Deployments lead), then by kind, namespace and name."""
+    meta = obj.get("metadata") or {}
+    kind = str(obj.get("kind", ""))
+    return (0 if kind in WORKLOAD_KINDS else 1, kind, str(meta.get("namespace", "")), str(meta.get("name", "")))
+
+
+def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:
+    ref = body["spec"].get("model")
+    if not isinstance(ref, dict) or not ref.get("name"):
+        return None, isvc.diag(ERROR, "model reference is required", "spec", code="RuntimeFetchError")
+    name = str(ref["name"])
+    model = universe.model_named(name, isvc.namespace)
+    if model is None:
+        message = (
+            f"referenced model {name!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in this "
+            "namespace or a ClusterBaseModel exists cluster-wide with this name"
+        )
+        return None, isvc.diag(ERROR, message, "spec", "model", "name", code="ModelReconcileError")
+    if model.spec.get("disabled") is True:
+        return None, isvc.diag(ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code="ModelReconcileError")
+    return model, None
+
+
+def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tuple[Obj, Chain] | None:
+    universe = result.universe
+    runtime = universe.runtime_named(name, isvc.namespace)
+    where = ("spec", "runtime", "name")
+    model_name = model.name
+    if runtime is None:
+        message = f"Runtime {name} does not support model {model_name}: runtime {name} not found in namespace {isvc.namespace} or at cluster scope"
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        return None
+    chain = result.chains[id(runtime)]
+    if not chain.ok:
+        message = f"Runtime {name} does not support model {model_name}: {chain.message}"
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        return None
+    assert chain.spec is not None
+    spec = matcher.apply_format_defaults(chain.spec)
+    fmt = model.spec.get("modelFormat")
+    if not isinstance(fmt, dict) or not fmt.get("name"):
+        result.diagnostics.append(
+            model.diag(
+                WARNING,
+                f"model {model_name} has no spec.modelFormat, so omerender cannot check that runtime {name} supports it "
+                "(in a cluster the model agent fills it in); add spec.modelFormat {name, version}, spec.modelFramework, "
+                "spec.modelArchitecture and spec.modelParameterSize, or supply them with --model-metadata",
+                "spec",
+                code="model-metadata-missing",
+            )
+        )
+    else:
+        reason = matcher.validate_named_runtime(name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec))
+        if reason is not None:
+            message = f"Runtime {name} does not support model {model_name}: {reason}"
+            result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+            return None
+    return runtime, chain
+
+
+def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, Chain] | None:
+    universe = result.universe
+    candidates = [matcher.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
+    candidates += [matcher.Candidate(o.name, False, o.spec) for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)]
+    selection = matcher.select_runtime(candidates, matcher.apply_format_defaults(model.spec), isvc.namespace)
+    if selection.chosen is None:
+        message = f"Failed to find runtime for model {model.name}: {selection.error}"
+        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code="RuntimeSelectionError"))
+        return None
+    chosen = selection.chosen
+    runtime = universe.runtimes[(isvc.namespace, chosen.name)] if chosen.namespaced else universe.cluster_runtimes[chosen.name]
+    result.diagnostics.append(
+        isvc.diag(INFO, f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)", "spec", code="runtime-selected")
+    )
+    if selection.tie:
+        runner_up = selection.ranked[1]
+        result.diagnostics.append(
+            isvc.diag(WARNING, f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by name order; name the runtime in spec.runtime.name", "spec", code="selection-tie")
+        )
+    if INHERIT_FROM in runtime.annotations:
+        result.diagnostics.append(
+            isvc.diag(
+                WARNING,
+                f"OME selected {chosen.name}, which inherits from {runtime.annotations[INHERIT_FROM]}; a selected runtime is "
+                "rendered from its own spec without inheritance, so name the runtime in spec.runtime.name instead",
+                "spec",
+                code="selected-runtime-inherits",
+            )
+        )
+        return runtime, Chain(runtime, (runtime,), "Resolved", "", runtime.spec)
+    return runtime, result.chains[id(runtime)]
+
+
+def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
+    problems = admission.isvc_validation(isvc)
+    result.diagnostics.extend(problems)
+    if problems:
+        return []
+    body, notes = admission.isvc_defaults(isvc)
+    result.diagnostics.extend(notes)
+    model, problem = _model_for(result.universe, isvc, body)
+    if model is None:
+        result.diagnostics.append(problem)  # type: ignore[arg-type]
+        return []
+    ref = body["spec"].get("runtime")
+    if isinstance(ref, dict) and ref.get("name"):
+        found = _named_runtime(result, isvc, model, str(ref["name"]))
+    else:
+        found = _selected_runtime(result, isvc, model)
+    if found is None:
+        return []
+    runtime, chain = found
+    assert chain.spec is not None
+    spec = admission.runtime_defaults(chain.spec)
+    result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime))
+    if body["spec"].get("engine") is None:
+        result.diagnostics.append(isvc.diag(ERROR, "engine component is required (write engine: {} to take the runtime's engineConfig)", "spec", code="DeploymentModeError"))
+        return []
+    sources = (isvc, *reversed(chain.runtimes))
+    ctx = render.Context(isvc, body, model, runtime.name, spec, sources)
+    objects: list[dict[str, Any]] = []
+    for component in ("engine", "decoder", "router"):
+        merged = render.merge_component(ctx, component)
+        if merged is None:
+            continue
+        pod = render.build_pod(ctx, component, merged)
+        if pod is not None:
+            objects.append(render.deployment(ctx, component, merged, pod))
+    result.diagnostics.extend(ctx.problems)
+    return objects
+
+
+def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
+    loaded = load(paths, LoadOptions(namespace=options.namespace, max_file_bytes=options.max_file_bytes), stdin)
+    universe, duplicates = index(loaded.objects)
+    chains, chain_problems = resolve_all(universe)
+    result = BuildResult(universe, chains)
+    result.diagnostics.extend(loaded.diagnostics + duplicates + chain_problems)
+    for key in sorted(universe.isvcs):
+        result.objects.extend(render_isvc(result, universe.isvcs[key]))
+    result.objects.sort(key=object_order)
+    result.diagnostics = sorted_unique(result.diagnostics)
+    return result

@@ -1,0 +1,92 @@
+"""OME's Go-template placeholders, recognised and filled without ever evaluating a template.
+
+OME runs the serialised main container through Go's ``html/template`` with the InferenceService's
+metadata as data. omerender accepts only the forms OME documents for that data and fills them
+itself; any other ``{{ ... }}`` is reported, never executed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_ACTION = re.compile(r"\{\{(.*?)\}\}", re.S)
+_FIELD = re.compile(r"^\s*\.(Name|Namespace)\s*$")
+_DOTTED = re.compile(r"^\s*\.(Labels|Annotations)\.([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_INDEX = re.compile(r'^\s*index\s+\.(Labels|Annotations)\s+"((?:[^"\\]|\\.)*)"\s*$')
+_HTML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;", "+": "&#43;", "\0": "\ufffd"}
+
+
+@dataclass(frozen=True)
+class PlaceholderProblem:
+    text: str  # the string that holds the placeholder
+    action: str  # the offending ``{{...}}`` (or the unterminated tail)
+    message: str
+    fatal: bool
+
+
+def _escape(value: str) -> str:
+    return "".join(_HTML_ESCAPES.get(ch, ch) for ch in value)
+
+
+def _fill(action: str, meta: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The value for one action, or ``None`` and why it is not a placeholder OME offers."""
+    if m := _FIELD.match(action):
+        return str(meta.get(m.group(1).lower(), "")), None
+    m = _DOTTED.match(action) or _INDEX.match(action)
+    if m:
+        table = meta.get(m.group(1).lower()) or {}
+        key = m.group(2)
+        if key not in table:
+            return "", f"{m.group(1)[:-1].lower()} {key!r} is not set on the InferenceService; OME fills in an empty string"
+        return str(table[key]), None
+    return None, None
+
+
+def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]]:
+    """``text`` with every placeholder filled, and the problems found in it."""
+    if "{{" not in text:
+        return text, []
+    problems: list[PlaceholderProblem] = []
+    out: list[str] = []
+    pos = 0
+    for match in _ACTION.finditer(text):
+        out.append(text[pos : match.start()])
+        pos = match.end()
+        action = match.group(1)
+        value, note = _fill(action, meta)
+        if value is None:
+            problems.append(
+                PlaceholderProblem(
+                    text,
+                    match.group(0),
+                    f"unsupported template action {match.group(0)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
+                    "{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations \"key\"}}; "
+                    "omerender never evaluates templates",
+                    True,
+                )
+            )
+            out.append(match.group(0))
+            continue
+        if note:
+            problems.append(PlaceholderProblem(text, match.group(0), note, False))
+        out.append(_escape(value))
+    rest = text[pos:]
+    if "{{" in rest:
+        problems.append(PlaceholderProblem(text, rest[rest.index("{{") :][:40], "unterminated template action '{{' (OME's template parser rejects it)", True))
+    out.append(rest)
+    return "".join(out), problems
+
+
+def fill(value: Any, meta: dict[str, Any], problems: list[PlaceholderProblem]) -> Any:
+    """A copy of ``value`` (a container) with placeholders filled in every string, keys included."""
+    if isinstance(value, str):
+        filled, found = scan(value, meta)
+        problems.extend(found)
+        return filled
+    if isinstance(value, dict):
+        return {fill(k, meta, problems): fill(v, meta, problems) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fill(v, meta, problems) for v in value]
+    return value

@@ -1,0 +1,70 @@
+"""Writing results to disk atomically: a whole directory or a single file, never half of one."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+MANIFEST = ".omerender-manifest"
+
+
+class WriteError(Exception):
+    pass
+
+
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary sibling and a rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_dir(directory: str, files: dict[str, str]) -> None:
+    """Make ``directory`` hold exactly ``files`` (plus whatever omerender did not write there).
+
+    The new set is staged in a temporary sibling directory. Files omerender wrote last time (listed
+    in its manifest) that are not in the new set are removed; files it did not write are kept.
+    """
+    target = Path(directory)
+    parent = target.parent if str(target.parent) else Path(".")
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    try:
+        previous: set[str] = set()
+        if target.is_dir():
+            manifest = target / MANIFEST
+            if manifest.is_file():
+                previous = set(manifest.read_text(encoding="utf-8").split())
+            for entry in sorted(target.rglob("*")):
+                rel = entry.relative_to(target).as_posix()
+                if entry.is_dir() or rel == MANIFEST or rel in previous or rel in files:
+                    continue
+                (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(entry, stage / rel)
+        elif target.exists():
+            raise WriteError(f"{directory} exists and is not a directory")
+        for rel, text in sorted(files.items()):
+            out = stage / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8", newline="\n")
+        (stage / MANIFEST).write_text("".join(f"{rel}\n" for rel in sorted(files)), encoding="utf-8", newline="\n")
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            old.rmdir()
+            os.replace(target, old)
+            os.replace(stage, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, target)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
