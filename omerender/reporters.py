@@ -1,0 +1,220 @@
+"""Reporters: pure functions that turn sorted diagnostics into report text.
+
+Nothing here prints or exits; the CLI writes the returned string. Every format is
+deterministic byte for byte: the input order is kept, JSON keys are sorted, and the output
+ends with a newline (the text report of no diagnostics is the empty string).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, TypedDict
+from urllib.parse import quote
+
+from omerender.diagnostics import Diagnostic, Severity
+
+FORMATS = ("text", "json", "github", "sarif")
+
+REPORT_VERSION: Literal[1] = 1
+TOOL_NAME = "omerender"
+INFORMATION_URI = "https://github.com/omerender/omerender"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+FALLBACK_CODE = "omerender"
+"""Rule id of a SARIF result whose diagnostic carries no code (SARIF tools expect one)."""
+
+_GITHUB_COMMAND: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "notice"}
+_SARIF_LEVEL: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
+
+
+class JsonDiagnostic(TypedDict):
+    path: str
+    line: int
+    column: int
+    severity: Severity
+    code: str
+    message: str
+    jsonPath: str
+
+
+class JsonSummary(TypedDict):
+    errors: int
+    warnings: int
+    infos: int
+
+
+class JsonReport(TypedDict):
+    version: Literal[1]
+    tool: str
+    toolVersion: str
+    summary: JsonSummary
+    omitted: int
+    diagnostics: list[JsonDiagnostic]
+
+
+def render_report(
+    fmt: str,
+    diagnostics: list[Diagnostic],
+    *,
+    max_errors: int | None = None,
+    tool_version: str,
+) -> str:
+    """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
+
+    ``max_errors`` caps how many diagnostics of any severity are listed; the rest are
+    counted and the report says how many were left out. ``None`` means no cap.
+    """
+    renderer = _RENDERERS.get(fmt)
+    if renderer is None:
+        msg = f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}"
+        raise ValueError(msg)
+    if max_errors is not None and max_errors < 0:
+        msg = f"max_errors must be >= 0, got {max_errors}"
+        raise ValueError(msg)
+    shown = diagnostics if max_errors is None else diagnostics[:max_errors]
+    return renderer(_Report(diagnostics, shown, max_errors, tool_version))
+
+
+@dataclass(frozen=True)
+class _Report:
+    """What every renderer needs: all diagnostics, the shown prefix and the cap."""
+
+    everything: list[Diagnostic]
+    shown: list[Diagnostic]
+    max_errors: int | None
+    tool_version: str
+
+    @property
+    def omitted(self) -> int:
+        return len(self.everything) - len(self.shown)
+
+    def omitted_note(self) -> str:
+        noun = "diagnostic" if self.omitted == 1 else "diagnostics"
+        return f"{TOOL_NAME}: {self.omitted} more {noun} not shown (--max-errors {self.max_errors})"
+
+
+def _dumps(document: object) -> str:
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+# -- text -----------------------------------------------------------------------------------
+
+
+def _render_text(report: _Report) -> str:
+    lines = [d.text() for d in report.shown]
+    if report.omitted:
+        lines.append(report.omitted_note())
+    return "".join(line + "\n" for line in lines)
+
+
+# -- json -----------------------------------------------------------------------------------
+
+
+def _build_json(report: _Report) -> JsonReport:
+    def count(severity: Severity) -> int:
+        return sum(1 for d in report.everything if d.severity == severity)
+
+    return {
+        "version": REPORT_VERSION,
+        "tool": TOOL_NAME,
+        "toolVersion": report.tool_version,
+        "summary": {"errors": count("error"), "warnings": count("warning"), "infos": count("info")},
+        "omitted": report.omitted,
+        "diagnostics": [
+            {
+                "path": d.path,
+                "line": d.line,
+                "column": d.col,
+                "severity": d.severity,
+                "code": d.code,
+                "message": d.message,
+                "jsonPath": d.json_path,
+            }
+            for d in report.shown
+        ],
+    }
+
+
+def _render_json(report: _Report) -> str:
+    return _dumps(_build_json(report))
+
+
+# -- github ---------------------------------------------------------------------------------
+
+
+def escape_data(value: str) -> str:
+    """Escape a workflow command's message: ``%`` first, then CR and LF."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a workflow command property value: as data, plus ``:`` and ``,``."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github_line(d: Diagnostic) -> str:
+    title = f"{TOOL_NAME} {d.code}" if d.code else TOOL_NAME
+    props = {"file": d.path, "line": str(d.line), "col": str(d.col), "title": title}
+    rendered = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
+    return f"::{_GITHUB_COMMAND[d.severity]} {rendered}::{escape_data(d.message)}"
+
+
+def _render_github(report: _Report) -> str:
+    lines = [_github_line(d) for d in report.shown]
+    if report.omitted:
+        lines.append(f"::notice::{escape_data(report.omitted_note())}")
+    return "".join(line + "\n" for line in lines)
+
+
+# -- sarif ----------------------------------------------------------------------------------
+
+
+def sarif_uri(path: str) -> str:
+    """A relative URI reference for ``path``: forward slashes, percent-encoded, no ``./``."""
+    posix = path.replace("\\", "/")
+    while posix.startswith("./"):
+        posix = posix[2:]
+    return quote(posix, safe="/")
+
+
+def _sarif_result(d: Diagnostic) -> dict[str, object]:
+    return {
+        "ruleId": d.code or FALLBACK_CODE,
+        "level": _SARIF_LEVEL[d.severity],
+        "message": {"text": d.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": sarif_uri(d.path)},
+                    "region": {"startLine": d.line, "startColumn": d.col},
+                }
+            }
+        ],
+    }
+
+
+def _render_sarif(report: _Report) -> str:
+    codes = sorted({d.code or FALLBACK_CODE for d in report.shown})
+    driver = {
+        "name": TOOL_NAME,
+        "version": report.tool_version,
+        "informationUri": INFORMATION_URI,
+        "rules": [{"id": code, "shortDescription": {"text": code}} for code in codes],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "columnKind": "unicodeCodePoints",
+        "results": [_sarif_result(d) for d in report.shown],
+        "properties": {"omitted": report.omitted},
+    }
+    return _dumps({"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]})
+
+
+_RENDERERS: dict[str, Callable[[_Report], str]] = {
+    "text": _render_text,
+    "json": _render_json,
+    "github": _render_github,
+    "sarif": _render_sarif,
+}

@@ -1,0 +1,157 @@
+"""Check an OME object against the JSON Schema generated from its CRD (see scripts/gen_schemas.py).
+
+A field the CRD does not know comes back as an issue with ``unknown_field`` set: the API server
+drops it (or, under kubectl's default strict field validation, rejects the object), so callers
+usually report it as a warning. Everything else is an error the API server would reject,
+including duplicate keys in ``x-kubernetes-list-type: map`` lists and duplicate ``set`` items.
+"""
+
+from __future__ import annotations
+
+import json
+import reprlib
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any, Iterator
+
+from jsonschema import Draft202012Validator, ValidationError, validators
+from jsonschema.exceptions import best_match
+
+KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime", "BaseModel", "ClusterBaseModel"})
+
+PathKey = str | int
+
+
+@dataclass(frozen=True)
+class SchemaIssue:
+    path: tuple[PathKey, ...]
+    message: str
+    unknown_field: bool
+
+
+def _canonical(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """Uniqueness of list-map keys and set items, as the API server checks it."""
+    if list_type not in ("map", "set") or not isinstance(instance, list):
+        return
+    keys = schema.get("x-kubernetes-list-map-keys", [])
+    defaults = schema.get("x-omerender-list-map-key-defaults", {})
+    seen: set[str] = set()
+    for index, item in enumerate(instance):
+        if list_type == "map":
+            if not isinstance(item, dict):
+                continue
+            ident = {key: item.get(key, defaults.get(key)) for key in keys}
+            if not ident or any(value is None for value in ident.values()):
+                continue
+        else:
+            ident = item
+        text = _canonical(ident)
+        if text in seen:
+            yield ValidationError(f"Duplicate value: {text}", path=[index])
+        seen.add(text)
+
+
+_Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})
+
+
+@cache
+def _validator(kind: str) -> Any:
+    text = files("omerender.schemas").joinpath(f"{kind.lower()}.json").read_text(encoding="utf-8")
+    return _Validator(json.loads(text), format_checker=None)
+
+
+def _drop_nulls(value: Any) -> Any:
+    """The API server prunes null fields of non-nullable schemas (no OME field is nullable)."""
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
+
+
+def dotted(path: tuple[PathKey, ...]) -> str:
+    """``('spec', 'containers', 0, 'name')`` -> ``spec.containers[0].name``, as Kubernetes prints it."""
+    out = ""
+    for key in path:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif key.isidentifier():
+            out += f".{key}" if out else key
+        else:
+            out += f"[{key}]"
+    return out
+
+
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = 60
+_short.maxdict = _short.maxlist = 4
+_short.maxlevel = 2
+
+
+def _message(error: ValidationError) -> str:
+    if error.validator in ("anyOf", "oneOf"):
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        if schema.get("x-kubernetes-int-or-string"):
+            return f"{_short.repr(error.instance)} is not of type 'integer' or 'string'"
+    text = repr(error.instance)
+    if len(text) > 80:
+        return error.message.replace(text, _short.repr(error.instance))
+    return error.message
+
+
+def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
+    """Issues of one error, each with the keyword that failed."""
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        for field in error.instance:
+            if field not in known:
+                path = (*error.absolute_path, str(field))
+                message = (
+                    f'unknown field "{dotted(path)}" (kubectl apply rejects it by default; '
+                    "the API server drops it when field validation is off)"
+                )
+                yield SchemaIssue(path, message, True), "additionalProperties"
+        return
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        error = best_match([error]) or error
+    path = tuple(error.absolute_path)
+    message = _message(error)
+    keyword = "type" if " is not of type " in message and error.validator in ("type", "anyOf", "oneOf") else ""
+    yield SchemaIssue(path, f"{dotted(path)}: {message}" if path else message, False), keyword
+
+
+def _sort_key(issue: SchemaIssue) -> tuple[tuple[tuple[int, int, str], ...], str]:
+    return tuple((0, k, "") if isinstance(k, int) else (1, 0, str(k)) for k in issue.path), issue.message
+
+
+def _drop_shadowed(found: set[tuple[SchemaIssue, str]]) -> set[SchemaIssue]:
+    """Where a value has the wrong type, its other complaints (enum, pattern) are noise."""
+    typed = {issue.path for issue, keyword in found if keyword == "type"}
+    return {i for i, keyword in found if keyword in ("type", "additionalProperties") or i.path not in typed}
+
+
+def check(obj: dict[str, Any]) -> list[SchemaIssue]:
+    """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
+    if not isinstance(obj, dict):
+        return []
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or kind not in KINDS:
+        return []
+    try:
+        try:
+            instance = _drop_nulls(obj)
+        except RecursionError:  # absurdly deep input: validate it as it is
+            instance = obj
+        errors = _validator(kind).iter_errors(instance)
+        issues = _drop_shadowed({found for error in errors for found in _issues(error)})
+    except Exception as exc:  # noqa: BLE001 - the contract is to never raise on input
+        return [SchemaIssue((), f"schema check failed: {type(exc).__name__}: {exc}", False)]
+    return sorted(issues, key=_sort_key)
