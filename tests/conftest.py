@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parents[1]
+OME_CORPUS = REPO.parent / "shared" / "ome"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="Rewrite expected files of golden cases from the current output.")
+
+
+@dataclass(frozen=True)
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.exit_code}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
+
+
+@pytest.fixture
+def run_cli():
+    """Run the omerender CLI in-process; returns exit code, stdout and stderr."""
+    from omerender.cli import main
+
+    def run(*args: str, input: str | bytes | None = None) -> Run:
+        result = CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+        return Run(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+@pytest.fixture
+def write_tree(tmp_path: Path):
+    """Write {relative path: text} under tmp_path and return tmp_path."""
+
+    def write(files: dict[str, str], root: Path | None = None) -> Path:
+        base = root or tmp_path
+        for rel, text in files.items():
+            target = base / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        return base
+
+    return write
