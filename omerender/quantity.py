@@ -79,8 +79,7 @@ def _scan(s: str) -> tuple[bool, str, str, str, str]:
         return positive, s, num, "", ""
     denom = ""
     if s[pos] == ".":
-        pos += 1
-        start = pos
+        pos = start = pos + 1
         while pos < n and s[pos] in _DIGITS:
             pos += 1
         denom = s[start:pos]
@@ -107,8 +106,13 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
     if _EXP_SUFFIX.fullmatch(suffix):
         exp = int(suffix[1:])
         if -_MAX_INT64 - 1 <= exp <= _MAX_INT64:  # strconv.ParseInt(.., 64) range
-            return 10, (exp + 2**31) % 2**32 - 2**31, DECIMAL_EXPONENT  # then int32()
+            return 10, _i32(exp), DECIMAL_EXPONENT
     raise ValueError(ERR_SUFFIX)
+
+
+def _i32(n: int) -> int:
+    """Wrap like Go's int32 arithmetic (exponents and scales are int32 there)."""
+    return (n + 2**31) % 2**32 - 2**31
 
 
 def _ceil_to_nano(mag: int, exp: int) -> tuple[int, int]:
@@ -135,8 +139,8 @@ def _parse_quantity(s: str) -> _Quantity:
     elif exp >= 0 and not denom:
         multiplier = 1 << exp
         precision = 15 - len(num) - exp * 3 // 10 - 1
-    if precision >= 0 and scale - len(denom) >= _NANO:  # int64Amount fast path
-        scale -= len(denom)
+    if precision >= 0 and _i32(scale - len(denom)) >= _NANO:  # int64Amount fast path
+        scale = _i32(scale - len(denom))
         shifted = num + denom
         digits = int(shifted)
         result = digits * multiplier
@@ -209,7 +213,8 @@ def _format(q: _Quantity) -> str:
         return f"{n}{_BIN_BY_EXP.get(k, '')}"
     while m % 10 == 0:
         m, e = m // 10, e + 1
-    m, e = m * 10 ** (e % 3), e - e % 3
+    e = _i32(e)
+    m, e = m * 10 ** (e % 3), _i32(e - e % 3)
     if fmt == DECIMAL_EXPONENT:
         return f"{m}e{e}" if e else str(m)
     return f"{m}{_DEC_BY_EXP.get(e, '')}"  # Go drops an unknown suffix silently

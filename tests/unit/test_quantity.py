@@ -10,7 +10,14 @@ from fractions import Fraction
 
 import pytest
 
-from omerender.quantity import ERR_FORMAT, ERR_NUMERIC, ERR_SUFFIX, canonical, canonical_resources, parse
+from omerender.quantity import (
+    ERR_FORMAT,
+    ERR_NUMERIC,
+    ERR_SUFFIX,
+    canonical,
+    canonical_resources,
+    parse,
+)
 
 P = pytest.param
 
@@ -113,6 +120,7 @@ CANONICAL = [
     P(" 1", "1", id="leading-space"),
     P("1 ", "1", id="trailing-space"),
     P(" -1", "-1", id="space-negative"),
+    P("\u00a02Gi\u3000", "2Gi", id="unicode-space-trimmed"),
     # numbers as they arrive through YAML -> JSON (encoding/json float formatting)
     P(10, "10", id="int-10"),
     P(-3, "-3", id="int-negative"),
@@ -133,7 +141,7 @@ def test_canonical(value: str | int | float, expected: str) -> None:
 
 @pytest.mark.parametrize(("value", "expected"), CANONICAL)
 def test_canonical_output_reparses_to_same_value(value: str | int | float, expected: str) -> None:
-    if expected == "1":  # the 1000E suffix-loss case is deliberately lossy
+    if value == "1000E":  # Go's suffix loss is lossy by nature
         return
     assert parse(expected) == parse(value)
     assert canonical(expected) == expected
@@ -157,6 +165,9 @@ INVALID = [
     P("1ki", ERR_SUFFIX, id="lowercase-ki"),
     P("1KB", ERR_FORMAT, id="bytes-suffix"),
     P("1 Gi", ERR_FORMAT, id="inner-space"),
+    # json.Marshal escapes tabs/newlines, and UnmarshalJSON trims the raw text only
+    P("\t1", ERR_FORMAT, id="tab-not-trimmed"),
+    P("1\n", ERR_FORMAT, id="newline-not-trimmed"),
     P("1e99999999999999999999", ERR_SUFFIX, id="exponent-overflows-int64"),
     P("-.e-12", ERR_NUMERIC, id="no-digits-slow-path"),
     P("１", ERR_FORMAT, id="fullwidth-digit"),
@@ -209,3 +220,11 @@ def test_canonical_resources() -> None:
     assert out["claims"] is resources["claims"]
     assert resources["requests"]["memory"] == "1024Mi"  # input untouched
     assert canonical_resources({}) == {}
+
+
+def test_int32_exponent_wrap() -> None:
+    # Go keeps exponents in int32; these were checked against apimachinery itself.
+    assert canonical("1e4294967296") == "1e4294967296"  # wraps to e0, input reused
+    assert canonical("1.5e-2147483648") == "150e2147483646"
+    with pytest.raises(ValueError, match="too large"):
+        parse("1e2147483647")
