@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from omerender import admission, matcher, render
+from omerender import admission, components, kube_validate, matcher, modes, quirks, rejections, render, validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
 from omerender.inherit import INHERIT_FROM, Chain, resolve_all
 from omerender.loader import LoadOptions, Obj, load
@@ -18,6 +18,12 @@ WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 class BuildOptions:
     namespace: str = "default"
     max_file_bytes: int = 10 * 1024 * 1024
+    lock_file: str | None = None  # None: omerender.lock beside the first path (see lock.default_path)
+    keep_last_good: bool = False  # render InferenceServices whose runtime broke from their locked snapshot
+    roll_forward: tuple[str, ...] = ()  # namespace/name of autoSync: false InferenceServices to take live
+    model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
+    strict: bool = False  # unknown fields in OME objects are errors, not warnings
+    kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
 
 
 @dataclass
@@ -26,6 +32,7 @@ class BuildResult:
     chains: dict[int, Chain]
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
 
     @property
     def failed(self) -> bool:
@@ -101,16 +108,18 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"
         result.diagnostics.append(isvc.diag(ERROR, message, "spec", code="RuntimeSelectionError"))
+        result.diagnostics.extend(quirks.selection_notes(isvc, selection))
         return None
     chosen = selection.chosen
     runtime = universe.runtimes[(isvc.namespace, chosen.name)] if chosen.namespaced else universe.cluster_runtimes[chosen.name]
     result.diagnostics.append(
         isvc.diag(INFO, f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)", "spec", code="runtime-selected")
     )
+    result.diagnostics.extend(quirks.selection_notes(isvc, selection))
     if selection.tie:
         runner_up = selection.ranked[1]
         result.diagnostics.append(
-            isvc.diag(WARNING, f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by name order; name the runtime in spec.runtime.name", "spec", code="selection-tie")
+            isvc.diag(WARNING, f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by namespace or name order; name the runtime in spec.runtime.name", "spec", code="selection-tie")
         )
     if INHERIT_FROM in runtime.annotations:
         result.diagnostics.append(
@@ -136,43 +145,67 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     model, problem = _model_for(result.universe, isvc, body)
     if model is None:
         result.diagnostics.append(problem)  # type: ignore[arg-type]
+        if result.lifecycle is not None:
+            result.lifecycle.without_model(result, isvc, body)
         return []
     ref = body["spec"].get("runtime")
-    if isinstance(ref, dict) and ref.get("name"):
-        found = _named_runtime(result, isvc, model, str(ref["name"]))
-    else:
-        found = _selected_runtime(result, isvc, model)
+    mark = len(result.diagnostics)
+    if modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL:
+        result.diagnostics.append(isvc.diag(INFO, "ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready", "metadata", "annotations", modes.DEPLOYMENT_MODE, code="virtual-deployment"))
+        return []
+    try:
+        if isinstance(ref, dict) and ref.get("name"):
+            found = _named_runtime(result, isvc, model, str(ref["name"]))
+        else:
+            found = _selected_runtime(result, isvc, model)
+    except matcher.OMEPanic as exc:
+        result.diagnostics.append(isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic"))
+        return []
+    if result.lifecycle is not None:
+        found = result.lifecycle.settle(result, isvc, body, found, mark)
     if found is None:
         return []
     runtime, chain = found
     assert chain.spec is not None
     spec = admission.runtime_defaults(chain.spec)
-    result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime))
+    result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime, chain.runtimes))
     if body["spec"].get("engine") is None:
         result.diagnostics.append(isvc.diag(ERROR, "engine component is required (write engine: {} to take the runtime's engineConfig)", "spec", code="DeploymentModeError"))
         return []
     sources = (isvc, *reversed(chain.runtimes))
     ctx = render.Context(isvc, body, model, runtime.name, spec, sources)
-    objects: list[dict[str, Any]] = []
-    for component in ("engine", "decoder", "router"):
-        merged = render.merge_component(ctx, component)
-        if merged is None:
-            continue
-        pod = render.build_pod(ctx, component, merged)
-        if pod is not None:
-            objects.append(render.deployment(ctx, component, merged, pod))
+    objects = components.render_all(ctx, result.universe)
+    result.diagnostics.extend(rejections.check(ctx, objects))
     result.diagnostics.extend(ctx.problems)
     return objects
 
 
 def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
     loaded = load(paths, LoadOptions(namespace=options.namespace, max_file_bytes=options.max_file_bytes), stdin)
-    universe, duplicates = index(loaded.objects)
+    return build_objects(loaded.objects, loaded.diagnostics, options, paths)
+
+
+def build_objects(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]) -> BuildResult:
+    """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
+    if options.model_metadata:
+        from omerender.metadata import apply_overlay
+
+        load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects)]
+    checked = validate.check_inputs(objects, strict=options.strict)
+    universe, duplicates = index(checked.kept)
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
-    result.diagnostics.extend(loaded.diagnostics + duplicates + chain_problems)
+    result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)
+    result.diagnostics.extend(quirks.runtime_lints(universe, chains))
+    from omerender.lifecycle import Lifecycle
+    from omerender.lock import default_path
+
+    result.lifecycle = Lifecycle.load(options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward)
+    result.lifecycle.start(result)
     for key in sorted(universe.isvcs):
-        result.objects.extend(render_isvc(result, universe.isvcs[key]))
+        rendered = render_isvc(result, universe.isvcs[key])
+        result.diagnostics.extend(kube_validate.diagnostics(universe.isvcs[key], rendered, options.kube_version))
+        result.objects.extend(rendered)
     result.objects.sort(key=object_order)
     result.diagnostics = sorted_unique(result.diagnostics)
     return result

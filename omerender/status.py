@@ -10,14 +10,15 @@ from omerender.universe import Universe
 CONDITION = "InheritanceReady"
 
 
-def runtime_status(chain: Chain) -> dict[str, Any]:
+def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str, Any]:
+    """``last_good``: the last chain that resolved (from the lock), kept in status while the chain is broken."""
     runtime = chain.runtime
     if chain.ok:
         condition = {"type": CONDITION, "status": "True", "reason": RESOLVED, "message": "inheritance chain resolved"}
         names = chain.names
     else:
         condition = {"type": CONDITION, "status": "False", "reason": chain.reason, "message": chain.message}
-        names = []
+        names = list(last_good or [])
     metadata: dict[str, Any] = {"name": runtime.name}
     if runtime.namespace:
         metadata["namespace"] = runtime.namespace
@@ -29,8 +30,10 @@ def runtime_status(chain: Chain) -> dict[str, Any]:
     }
 
 
-def status_list(universe: Universe, chains: dict[int, Chain]) -> dict[str, Any]:
-    items = [runtime_status(chains[id(r)]) for r in universe.all_runtimes()]
+def status_list(universe: Universe, chains: dict[int, Chain], last_good: dict[int, list[str]] | None = None) -> dict[str, Any]:
+    """``last_good``: per ``id()`` of a runtime, its last chain that resolved (see ``runtime_status``)."""
+    last_good = last_good or {}
+    items = [runtime_status(chains[id(r)], last_good.get(id(r))) for r in universe.all_runtimes()]
     items.sort(key=lambda i: (i["metadata"].get("namespace", ""), i["kind"], i["metadata"]["name"]))
     return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 

@@ -1,0 +1,169 @@
+"""Commands about runtimes over time: ``effective``, ``lock`` and ``diff`` (registered on ``cli.main``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from omerender.cli import EXIT_FINDINGS, EXIT_USAGE, _guard, _report, _stdin, namespace_option, paths_argument, with_report_options
+
+lock_file_option = click.option("--lock-file", type=click.Path(dir_okay=False), help="The lock file [default: omerender.lock in the first PATH directory].")
+
+
+def _isvc_key(name: str, namespace: str) -> str:
+    return name if "/" in name else f"{namespace}/{name}"
+
+
+@click.command()
+@click.argument("isvc", metavar="ISVC")
+@paths_argument
+@namespace_option
+@click.option("-o", "--output", type=click.Choice(["text", "yaml", "json"]), default="text", show_default=True, help="yaml and json add the chain (root first) and the merged spec.")
+@click.option("--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field.")
+@lock_file_option
+@with_report_options
+@_guard
+def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, show_origin: bool, lock_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+    """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
+
+    Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
+    InferenceService sets on its components are listed under the runtime config they override.
+    """
+    from omerender.effective import describe, origin_rows, text
+    from omerender.pipeline import BuildOptions, build
+    from omerender.yamlio import dump_one
+
+    result = build(list(paths), BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file), _stdin)
+    key = _isvc_key(isvc, namespace)
+    record = result.lifecycle.records.get(key)
+    files = {result.lifecycle.path}
+    if record is not None:
+        files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
+    _report([d for d in result.diagnostics if d.path in files], report_format, report_file, max_errors, verbose)
+    if record is None:
+        click.echo(f"omerender: InferenceService {key} not found (or not valid) in {' '.join(paths)}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    desc = describe(record, output != "text", show_origin)
+    if output == "json":
+        click.echo(json.dumps(desc, indent=2))
+    elif output == "yaml":
+        click.echo(dump_one(desc), nl=False)
+    else:
+        click.echo(text(desc, origin_rows(record) if show_origin else None), nl=False)
+    if record.revision is None:
+        sys.exit(EXIT_FINDINGS)
+
+
+@click.command(name="lock")
+@paths_argument
+@namespace_option
+@click.option("--roll-forward", "roll_forward", multiple=True, metavar="ISVC", help="Move an autoSync: false InferenceService (name or namespace/name) to the live merged spec. Repeatable.")
+@click.option("--keep-last-good", is_flag=True, help="Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
+@lock_file_option
+@with_report_options
+@_guard
+def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str, ...], keep_last_good: bool, check: bool, lock_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+    """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
+
+    autoSync: false InferenceServices keep their locked revision until --roll-forward names them;
+    revisions a pin still needs are kept, others dropped. Nothing is written when the build has errors.
+    """
+    from omerender.lock import LastGood, dump, revision_of, runtime_key, updated
+    from omerender.pipeline import BuildOptions, build
+    from omerender.writer import write_file
+
+    keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
+    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, keep_last_good=keep_last_good, roll_forward=keys)
+    result = build(list(paths), options, _stdin)
+    _report(result.diagnostics, report_format, report_file, max_errors, verbose)
+    records = result.lifecycle.records
+    for key in keys:
+        if key not in records:
+            raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
+        if records[key].sync == "revision":
+            raise click.UsageError(f"--roll-forward {key}: it is pinned by spec.runtime.revision; change that field instead")
+        if records[key].sync == "live":
+            click.echo(f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True)
+    if result.failed:
+        click.echo(f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)", err=True)
+        sys.exit(EXIT_FINDINGS)
+    resolved, broken = {}, set()
+    for runtime in result.universe.all_runtimes():
+        chain = result.chains[id(runtime)]
+        if chain.ok and chain.spec is not None:
+            resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
+        else:
+            broken.add(runtime_key(runtime))
+    new = updated(result.lifecycle.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
+    text = dump(new, result.lifecycle.lock_text)
+    path = result.lifecycle.path
+    if text == result.lifecycle.lock_text:
+        click.echo(f"{path} is up to date", err=True)
+        return
+    if check:
+        click.echo(f"omerender: {path} is not up to date; run `omerender lock`", err=True)
+        sys.exit(EXIT_FINDINGS)
+    write_file(path, text)
+    click.echo(f"wrote {path}", err=True)
+
+
+def _relabel(diagnostics: list[Any], scratch: str, label: str) -> list[Any]:
+    import dataclasses
+
+    return [dataclasses.replace(d, path=label + d.path[len(scratch) :].lstrip("/")) if d.path.startswith(scratch) else d for d in diagnostics]
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW).")
+@namespace_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@with_report_options
+@_guard
+def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+    """Which runtimes' merged specs change between OLD and NEW, and which InferenceServices roll out.
+
+    \b
+    omerender diff OLD NEW
+    omerender diff --against GIT_REF PATH...
+    Exit 0: no change; 1: changes; 2: errors (a tree does not build, a bad git ref).
+    """
+    import tempfile
+
+    from omerender.diffing import changed, compare, format_markdown, format_text
+    from omerender.gitref import GitError, paths_at
+    from omerender.pipeline import BuildOptions, build
+
+    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size)
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
+        if git_ref is not None:
+            try:
+                old_paths, new_paths = paths_at(list(paths), git_ref, scratch), list(paths)
+            except GitError as exc:
+                click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
+                sys.exit(EXIT_USAGE)
+        elif len(paths) != 2:
+            raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
+        else:
+            old_paths, new_paths = [paths[0]], [paths[1]]
+        old, new = build(old_paths, options, _stdin), build(new_paths, options, _stdin)
+        diagnostics = _relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
+    shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
+    _report(shown, report_format, report_file, max_errors, verbose)
+    report = compare(old, new)
+    if fmt == "json":
+        click.echo(json.dumps(report, indent=2, sort_keys=True))
+    elif fmt == "markdown":
+        click.echo(format_markdown(report), nl=False)
+    else:
+        click.echo(format_text(report), nl=False)
+    if old.failed or new.failed:
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_FINDINGS if changed(report) else 0)
+
+
+COMMANDS = (effective, lock_command, diff)

@@ -1,0 +1,134 @@
+"""`omerender diff`: the blast radius of a change to a profile with ten children."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from lifecycle_helpers import CHILDREN, FLEET_NS, NEW_IMAGE, OLD_IMAGE, edit
+
+IMAGE_PATH = "spec.template.spec.containers[name=ome-container].image"
+
+
+def _changed_copy(fleet, tmp_path, old: str, new: str, file: str = "profiles.yaml"):
+    target = tmp_path / "fleet-new"
+    shutil.copytree(fleet, target)
+    text = (target / file).read_text()
+    assert text.count(old) >= 1
+    (target / file).write_text(text.replace(old, new, 1))  # the first profile only: fleet-profile
+    return target
+
+
+@pytest.fixture
+def locked_fleet(run_cli, fleet):
+    done = run_cli("lock", str(fleet))
+    assert done.exit_code == 0, done
+    return fleet
+
+
+def test_profile_change_lists_exactly_the_isvcs_that_roll_out(run_cli, locked_fleet, tmp_path):
+    new = _changed_copy(locked_fleet, tmp_path, OLD_IMAGE, NEW_IMAGE)
+    done = run_cli("diff", str(locked_fleet), str(new), "--format", "json")
+    assert done.exit_code == 1, done
+    report = json.loads(done.stdout)
+    # child-3 sets its own image, svc-7 is pinned, other-profile's family is untouched
+    expected = [f"{FLEET_NS}/svc-{i}" for i in range(CHILDREN) if i not in (3, 7)]
+    assert [r["inferenceService"] for r in report["rollouts"]] == expected
+    for rollout in report["rollouts"]:
+        [obj] = rollout["objects"]
+        assert obj["object"] == f"Deployment/{rollout['inferenceService'].split('/')[1]}-engine"
+        assert obj["changes"] == [{"path": IMAGE_PATH, "change": "changed", "old": OLD_IMAGE, "new": NEW_IMAGE, "origin": "fleet-profile"}]
+        assert rollout["revision"]["old"] != rollout["revision"]["new"]
+    assert [d["inferenceService"] for d in report["drifting"]] == [f"{FLEET_NS}/svc-7"]
+    changed_runtimes = {r["runtime"] for r in report["runtimes"]}
+    assert changed_runtimes == {"ClusterServingRuntime/fleet-profile"} | {f"ServingRuntime/{FLEET_NS}/child-{i}" for i in range(CHILDREN) if i != 3}
+    assert report["created"] == report["deleted"] == report["broken"] == []
+
+
+def test_child_change_is_attributed_to_the_child(run_cli, fleet, tmp_path):
+    new = _changed_copy(fleet, tmp_path, "--seed=5", "--seed=55", "children.yaml")
+    report = json.loads(run_cli("diff", str(fleet), str(new), "--format", "json").stdout)
+    [rollout] = report["rollouts"]
+    assert rollout["inferenceService"] == f"{FLEET_NS}/svc-5"
+    [change] = rollout["objects"][0]["changes"]
+    assert change["path"] == "spec.template.spec.containers[name=ome-container].args"
+    assert (change["origin"], change["new"][-1]) == ("child-5", "--seed=55")
+
+
+def test_text_and_markdown(run_cli, locked_fleet, tmp_path):
+    new = _changed_copy(locked_fleet, tmp_path, OLD_IMAGE, NEW_IMAGE)
+    text = run_cli("diff", str(locked_fleet), str(new)).stdout
+    assert "InferenceServices that roll out (8):" in text
+    assert f"~ {IMAGE_PATH}: \"{OLD_IMAGE}\" -> \"{NEW_IMAGE}\"  [from fleet-profile]" in text
+    assert "Pinned InferenceServices drifting (they keep their snapshot) (1):" in text and "fleet/svc-7: stays on" in text
+    assert "svc-3 " not in text and "svc-other" not in text
+    markdown = run_cli("diff", str(locked_fleet), str(new), "--format", "markdown").stdout
+    assert markdown.startswith("### omerender diff\n")
+    assert f"| Deployment/svc-0-engine | `{IMAGE_PATH}` | `\"{OLD_IMAGE}\"` | `\"{NEW_IMAGE}\"` | fleet-profile |" in markdown
+    assert "#### Pinned InferenceServices drifting" in markdown
+
+
+def test_no_change_exits_0(run_cli, fleet):
+    done = run_cli("diff", str(fleet), str(fleet))
+    assert (done.exit_code, done.stdout) == (0, "No changes.\n")
+
+
+def test_broken_new_tree_exits_2_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
+    new = tmp_path / "broken"
+    shutil.copytree(fleet, new)
+    edit(new / "profiles.yaml", "name: fleet-profile", "name: renamed-profile")
+    done = run_cli("diff", str(fleet), str(new), "--format", "json")
+    assert done.exit_code == 2
+    report = json.loads(done.stdout)
+    assert len(report["broken"]) == CHILDREN and report["rollouts"] == []
+    assert "ParentNotFound" in {r["new"].split(" ")[-1].strip("()") for r in report["runtimes"] if r["new"]}
+
+
+def test_usage_errors(run_cli, fleet):
+    assert run_cli("diff", str(fleet)).exit_code == 2
+    assert run_cli("diff", str(fleet), "--against", "HEAD").exit_code == 2  # not in a git work tree
+
+
+def _git(cwd, *args: str) -> None:
+    subprocess.run(["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@example.com", *args], check=True, capture_output=True)
+
+
+def test_against_git_ref(run_cli, fleet, tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(fleet, repo / "manifests")
+    (repo / "README").write_text("x\n")
+    _git(repo, "init", "-q", "-b", "main")
+    assert run_cli("lock", str(repo / "manifests")).exit_code == 0
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    edit(repo / "manifests" / "profiles.yaml", OLD_IMAGE, NEW_IMAGE)  # both profiles this time
+    done = run_cli("diff", "--against", "HEAD", str(repo / "manifests"), "--format", "json")
+    assert done.exit_code == 1, done
+    report = json.loads(done.stdout)
+    assert [r["inferenceService"] for r in report["rollouts"]] == [f"{FLEET_NS}/svc-{i}" for i in range(CHILDREN) if i not in (3, 7)] + [f"{FLEET_NS}/svc-other"]
+    assert [d["inferenceService"] for d in report["drifting"]] == [f"{FLEET_NS}/svc-7"]
+    _git(repo, "commit", "-q", "-am", "bump")
+    assert run_cli("diff", "--against", "HEAD", str(repo / "manifests")).exit_code == 0
+    assert run_cli("diff", "--against", "HEAD~1", str(repo / "manifests")).exit_code == 1
+    assert run_cli("diff", "--against", "no-such-ref", str(repo / "manifests")).exit_code == 2
+    (repo / "new-dir").mkdir()
+    assert run_cli("diff", "--against", "HEAD", str(repo / "new-dir")).exit_code == 0  # absent at HEAD: empty
+
+
+def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
+    new = tmp_path / "new"
+    shutil.copytree(demo, new)
+    edit(new / "isvc.yaml", "    maxReplicas: 1\n", "    maxReplicas: 3\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n")
+    done = run_cli("diff", str(demo), str(new), "--format", "json")
+    assert done.exit_code == 1, done
+    report = json.loads(done.stdout)
+    assert report["runtimes"] == [] and report["drifting"] == []
+    [rollout] = report["rollouts"]
+    changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
+    args = changes[("Deployment", "spec.template.spec.containers[name=ome-container].args")]
+    assert (args["new"], args["origin"]) == (["--tp-size=2"], "InferenceService/llama-3-2-3b-instruct")
+    hpa = [c for (kind, _), c in changes.items() if kind == "HorizontalPodAutoscaler" and c["path"] == "spec.maxReplicas"]
+    if hpa:  # rendered once the controller-fidelity work adds the HPA
+        assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService/llama-3-2-3b-instruct")

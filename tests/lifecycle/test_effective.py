@@ -1,0 +1,89 @@
+"""`omerender effective`: the runtime an InferenceService uses, its chain, merged spec and origins."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+
+from lifecycle_helpers import ISVC, NS, OLD_IMAGE, set_sync
+
+
+def test_json_lists_chain_root_first_and_merged_spec(run_cli, demo):
+    done = run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json")
+    assert done.exit_code == 0, done
+    data = json.loads(done.stdout)
+    assert data["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
+    assert data["runtime"] == {"kind": "ServingRuntime", "name": "sglang-llama-3-2-3b", "namespace": NS, "selection": "named"}
+    assert re.fullmatch(r"[0-9a-f]{10}", data["revision"])
+    assert data["revision"] == data["liveRevision"]
+    assert (data["mode"], data["drifted"], data["source"]) == ("follows-live", False, "live")
+    runner = data["spec"]["engineConfig"]["runner"]
+    assert runner["image"] == OLD_IMAGE
+    assert runner["args"] == ["--tp-size=1", "--mem-frac=0.9"]
+    assert runner["command"][:3] == ["python3", "-m", "sglang.launch_server"]
+    assert data["spec"]["disabled"] is False  # the child's false over the profile's true
+    assert data["conditions"] == [{"type": "RuntimeDrifted", "status": "False"}]
+
+
+def test_show_origin_attributes_image_to_profile_and_args_to_child(run_cli, demo):
+    done = run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json", "--show-origin")
+    assert done.exit_code == 0, done
+    origins = json.loads(done.stdout)["origins"]
+    assert origins["engineConfig.runner.image"] == "sglang-profile"
+    assert origins["engineConfig.runner.command"] == "sglang-profile"
+    assert origins["engineConfig.runner.args"] == "sglang-llama-3-2-3b"
+    assert origins["engineConfig.runner.resources.limits.memory"] == "sglang-llama-3-2-3b"
+    assert origins["engineConfig.volumes[name=dshm].emptyDir.medium"] == "sglang-profile"
+    assert origins["disabled"] == "sglang-llama-3-2-3b"
+    assert origins["engineConfig.minReplicas"] == f"InferenceService/{ISVC}"
+
+
+def test_show_origin_text_and_isvc_override(run_cli, demo):
+    (demo / "isvc.yaml").write_text(
+        (demo / "isvc.yaml").read_text().replace("    maxReplicas: 1\n", "    maxReplicas: 1\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n")
+    )
+    done = run_cli("effective", ISVC, "-n", NS, str(demo), "--show-origin")
+    assert done.exit_code == 0, done
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.startswith("engineConfig.")}
+    assert rows["engineConfig.runner.image"].endswith("sglang-profile")
+    assert rows["engineConfig.runner.args"].endswith(f"InferenceService/{ISVC}")
+    assert '["--tp-size=2"]' in rows["engineConfig.runner.args"]
+    assert "Chain:" in done.stdout and "sglang-profile -> sglang-llama-3-2-3b" in done.stdout
+
+
+def test_text_and_yaml_outputs(run_cli, demo):
+    text = run_cli("effective", ISVC, "-n", NS, str(demo))
+    assert text.exit_code == 0, text
+    assert "ServingRuntime llama-demo/sglang-llama-3-2-3b (named)" in text.stdout
+    assert "follows the live runtime (autoSync: true)" in text.stdout
+    assert "Chain:" not in text.stdout  # the chain comes with -o yaml|json
+    data = yaml.safe_load(run_cli("effective", f"{NS}/{ISVC}", str(demo), "-o", "yaml").stdout)
+    assert data["chain"][0] == "sglang-profile" and data["kind"] == "EffectiveRuntime"
+
+
+def test_pinned_without_lock_is_reported_as_pinned(run_cli, demo):
+    set_sync(demo, auto_sync=False)
+    data = json.loads(run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json").stdout)
+    assert (data["mode"], data["autoSync"], data["lockedRevision"]) == ("pinned", False, None)
+
+
+def test_unknown_isvc_exits_1(run_cli, demo):
+    done = run_cli("effective", "nope", "-n", NS, str(demo))
+    assert done.exit_code == 1
+    assert "llama-demo/nope not found" in done.stderr
+
+
+def test_runtime_chosen_by_ome_uses_its_own_spec(run_cli, demo):
+    from lifecycle_helpers import edit
+
+    edit(demo / "isvc.yaml", "  runtime:\n    name: sglang-llama-3-2-3b\n", "")
+    edit(demo / "runtime.yaml", "autoSelect: false", "autoSelect: true")
+    done = run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json")
+    assert done.exit_code == 0, done
+    data = json.loads(done.stdout)
+    assert data["runtime"]["selection"] == "chosen" and data["runtime"]["name"] == "sglang-llama-3-2-3b"
+    assert data["chain"] == ["sglang-llama-3-2-3b"]  # OME renders a chosen runtime without inheritance
+    assert "image" not in data["spec"]["engineConfig"]["runner"]
+    assert "(chosen by OME)" in run_cli("effective", ISVC, "-n", NS, str(demo)).stdout
