@@ -101,8 +101,12 @@ def isvc_validation(isvc: Obj) -> list[Diagnostic]:
     return problems
 
 
-def replica_override_warnings(isvc: Obj, runtime_spec: dict[str, Any], runtime: Obj) -> list[Diagnostic]:
-    """OME's webhook fills min/max replicas on the InferenceService first, so a runtime's are never used."""
+def replica_override_warnings(isvc: Obj, runtime_spec: dict[str, Any], runtime: Obj, chain: tuple[Obj, ...] = ()) -> list[Diagnostic]:
+    """OME's webhook fills min/max replicas on the InferenceService first, so a runtime's are never used.
+
+    Reported at the runtime in ``chain`` (root first) whose own spec sets the value, else at the
+    InferenceService. An explicit ``minReplicas: 0`` on the InferenceService is kept by the webhook.
+    """
     problems: list[Diagnostic] = []
     for component, (low, high) in REPLICA_DEFAULTS.items():
         own = isvc.spec.get(component)
@@ -110,14 +114,17 @@ def replica_override_warnings(isvc: Obj, runtime_spec: dict[str, Any], runtime: 
         if not isinstance(own, dict) or not isinstance(config, dict):
             continue
         for key, default in (("minReplicas", low), ("maxReplicas", high)):
-            if key in config and own.get(key) in (None, 0) and config[key] != default:
-                problems.append(
-                    isvc.diag(
-                        WARNING,
-                        f"runtime {runtime.name} sets {component}Config.{key}: {config[key]}, but OME's admission webhook "
-                        f"defaults spec.{component}.{key} to {default} first, which overrides it; set it on the InferenceService",
-                        "spec", component,
-                        code="replicas-overridden",
-                    )
-                )
+            unset = own.get(key) is None or (key == "maxReplicas" and own.get(key) == 0)
+            if key not in config or not unset or config[key] == default:
+                continue
+            message = (
+                f"runtime {runtime.name} sets {component}Config.{key}: {config[key]}, but OME's admission webhook "
+                f"defaults spec.{component}.{key} of InferenceService {isvc.name} to {default} first, which overrides it; "
+                "set it on the InferenceService"
+            )
+            setter = next((r for r in reversed(chain) if key in (r.spec.get(f"{component}Config") or {})), None)
+            if setter is not None:
+                problems.append(setter.diag(WARNING, message, "spec", f"{component}Config", key, code="replicas-overridden"))
+            else:
+                problems.append(isvc.diag(WARNING, message, "spec", component, code="replicas-overridden"))
     return problems

@@ -15,7 +15,7 @@ MODEL = {
         "modelFramework": {"name": "transformers", "version": "4.45.0"},
         "modelArchitecture": "LlamaForCausalLM",
         "modelParameterSize": "3B",
-        "storage": {"path": "/models/m3b"},
+        "storage": {"storageUri": "hf://example/m3b", "path": "/models/m3b"},
     },
 }
 

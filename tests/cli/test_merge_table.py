@@ -130,10 +130,14 @@ def test_volume_mounts_merge_by_mount_path(run_cli, write_tree):
 
 
 def test_topology_spread_constraints_merge_by_topology_key(run_cli, write_tree):
-    parent = profile_spec(topologySpreadConstraints=[{"topologyKey": "zone", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}])
-    child = child_spec({"runner": RUNNER, "topologySpreadConstraints": [{"topologyKey": "zone", "maxSkew": 2}, {"topologyKey": "host", "maxSkew": 1}]})
+    # every item sets whenUnsatisfiable: the CRD requires it in each runtime on its own
+    parent = profile_spec(topologySpreadConstraints=[{"topologyKey": "zone", "maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule", "nodeAffinityPolicy": "Honor"}])
+    child = child_spec({"runner": RUNNER, "topologySpreadConstraints": [{"topologyKey": "zone", "maxSkew": 2, "whenUnsatisfiable": "DoNotSchedule"}, {"topologyKey": "host", "maxSkew": 1, "whenUnsatisfiable": "ScheduleAnyway"}]})
     tsc = render(run_cli, write_tree, parent, child)["spec"]["template"]["spec"]["topologySpreadConstraints"]
-    assert tsc == [{"topologyKey": "zone", "maxSkew": 2, "whenUnsatisfiable": "DoNotSchedule"}, {"topologyKey": "host", "maxSkew": 1}]
+    assert tsc == [
+        {"topologyKey": "zone", "maxSkew": 2, "whenUnsatisfiable": "DoNotSchedule", "nodeAffinityPolicy": "Honor"},
+        {"topologyKey": "host", "maxSkew": 1, "whenUnsatisfiable": "ScheduleAnyway"},
+    ]
 
 
 def test_command_args_and_tolerations_replace(run_cli, write_tree):
