@@ -1,0 +1,87 @@
+"""The hooks in .pre-commit-hooks.yaml, run by the real pre-commit through `pre-commit try-repo`.
+
+try-repo clones a git repository, so the working tree of this project (without .venv and caches)
+is copied to a temporary folder and committed there; pre-commit then installs it with pip into a
+hook environment of its own, exactly as a user's `repo:` entry would.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from gitops_helpers import FIXTURE, REPO, env_with_omerender, need, run
+
+pytest.importorskip("pre_commit", reason="pre-commit is not installed (pip install pre-commit)")
+
+SKIPPED = {".venv", ".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".hypothesis", ".ruff_cache", "build", "dist"}
+
+
+def _ignore(_: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in SKIPPED or n.endswith(".egg-info") or n.startswith(".venv")}
+
+
+def _git(cwd: Path, *args: str) -> None:
+    proc = run(["git", "-c", "user.name=omerender tests", "-c", "user.email=tests@example.invalid", "-c", "commit.gpgsign=false", *args], cwd=cwd)
+    assert proc.code == 0, proc
+
+
+@pytest.fixture(scope="module")
+def hook_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """(a committed copy of this repository, the environment for pre-commit)."""
+    need("git")
+    base = tmp_path_factory.mktemp("precommit")
+    source = base / "omerender"
+    shutil.copytree(REPO, source, ignore=_ignore, symlinks=True)
+    assert (source / ".pre-commit-hooks.yaml").is_file()
+    _git(source, "init", "-q")
+    _git(source, "add", "-A")
+    _git(source, "commit", "-q", "-m", "omerender under test")
+    return source, env_with_omerender({"PRE_COMMIT_HOME": str(base / "cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURE, project / "manifests")
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "manifests")
+    return project
+
+
+def _try_repo(project: Path, hook_env: tuple[Path, dict[str, str]], hook: str) -> str:
+    source, env = hook_env
+    proc = run([sys.executable, "-m", "pre_commit", "try-repo", str(source), hook, "--all-files", "--color", "never"], cwd=project, env=env, timeout=600)
+    return f"exit {proc.code}\n{proc.out}{proc.err}"
+
+
+def test_check_hook_passes_then_fails_on_a_broken_chain(tmp_path: Path, hook_env: tuple[Path, dict[str, str]]) -> None:
+    project = _project(tmp_path)
+    good = _try_repo(project, hook_env, "omerender-check")
+    assert good.startswith("exit 0\n") and "omerender check" in good and "Passed" in good, good
+    runtime = project / "manifests" / "runtime.yaml"
+    runtime.write_text(runtime.read_text(encoding="utf-8").replace("inherit-from: sglang-profile", "inherit-from: sglang-base"), encoding="utf-8")
+    _git(project, "add", "-A")
+    bad = _try_repo(project, hook_env, "omerender-check")
+    assert bad.startswith("exit 1\n") and "Failed" in bad, bad
+    assert 'inherit-from parent "sglang-base" not found (chain so far: [sglang-llama-3-2-3b])' in bad, bad
+    assert "manifests/runtime.yaml:" in bad, bad
+
+
+def test_build_hook_regenerates_and_fails_when_the_folder_changed(tmp_path: Path, hook_env: tuple[Path, dict[str, str]]) -> None:
+    project = _project(tmp_path)
+    first = _try_repo(project, hook_env, "omerender-build")
+    assert first.startswith("exit 1\n") and "rendered was regenerated" in first, first
+    deployment = project / "rendered" / "llama-demo" / "deployment-llama-3-2-3b-instruct-engine.yaml"
+    assert "--mem-frac=0.9" in deployment.read_text(encoding="utf-8")
+    _git(project, "add", "-A")
+    settled = _try_repo(project, hook_env, "omerender-build")
+    assert settled.startswith("exit 0\n"), settled
+    runtime = project / "manifests" / "runtime.yaml"
+    runtime.write_text(runtime.read_text(encoding="utf-8").replace("--mem-frac=0.9", "--mem-frac=0.8"), encoding="utf-8")
+    _git(project, "add", "-A")
+    changed = _try_repo(project, hook_env, "omerender-build")
+    assert changed.startswith("exit 1\n") and "deployment-llama-3-2-3b-instruct-engine.yaml" in changed, changed
+    assert "--mem-frac=0.8" in deployment.read_text(encoding="utf-8")

@@ -1,0 +1,41 @@
+"""Start-up cost: Argo CD and pre-commit start omerender many times, so the CLI module imports only click."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from gitops_helpers import run
+
+HEAVY = ("yaml", "ruamel", "jsonschema", "deepdiff", "omerender.pipeline", "omerender.loader", "omerender.kube_validate", "omerender.emit")
+
+
+def test_the_cli_module_imports_nothing_heavy() -> None:
+    probe = "import json, sys, omerender.cli; print(json.dumps(sorted(sys.modules)))"
+    proc = run([sys.executable, "-c", probe])
+    assert proc.code == 0, proc
+    loaded = set(json.loads(proc.out))
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY}, sorted(m for m in loaded if m.startswith(("omerender", "yaml", "ruamel")))
+
+
+def test_version_answers_without_importing_the_core() -> None:
+    probe = "\n".join(
+        [
+            "import sys, runpy",
+            "sys.argv = ['omerender', '--version']",
+            "try:",
+            "    runpy.run_module('omerender', run_name='__main__')",
+            "except SystemExit:",
+            "    pass",
+            f"print(sorted(m for m in sys.modules if m in {HEAVY!r}))",
+        ]
+    )
+    proc = run([sys.executable, "-c", probe])
+    assert proc.code == 0 and "0." in proc.out, proc
+    assert proc.out.strip().endswith("[]"), proc
+
+
+def test_the_cli_default_kube_version_is_kube_validates() -> None:
+    from omerender import cli, kube_validate
+
+    assert cli.DEFAULT_KUBE_VERSION == kube_validate.DEFAULT_KUBE_VERSION
