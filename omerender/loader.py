@@ -159,12 +159,19 @@ def _read(path: str, options: LoadOptions, stdin: Callable[[], bytes]) -> tuple[
     return text.replace("\r\n", "\n"), None
 
 
-def _yaml_error(path: str, exc: yaml.YAMLError) -> Diagnostic:
+def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
+    if isinstance(exc, yaml.reader.ReaderError):
+        at = min(max(exc.position, 0), len(text))
+        line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+        return Diagnostic(path, line, col, ERROR, f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})", "yaml-syntax")
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
+        message = "invalid YAML: a tab character where YAML needs indentation or a token; indent with spaces"
     return Diagnostic(path, line, col, ERROR, " ".join(message.split()), "yaml-syntax")
 
 
@@ -216,7 +223,7 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[[], bytes] = la
                 if obj is not None:
                     result.objects.append(obj)
         except yaml.YAMLError as exc:
-            result.diagnostics.append(_yaml_error(shown, exc))
+            result.diagnostics.append(_yaml_error(shown, exc, text))
         except RecursionError:
             result.diagnostics.append(Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", "yaml-depth"))
     return result

@@ -46,10 +46,14 @@ def write_dir(directory: str, files: dict[str, str]) -> None:
                 previous = set(manifest.read_text(encoding="utf-8").split())
             for entry in sorted(target.rglob("*")):
                 rel = entry.relative_to(target).as_posix()
-                if entry.is_dir() or rel == MANIFEST or rel in previous or rel in files:
+                if rel == MANIFEST or rel in previous or rel in files:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    if not any(entry.iterdir()):  # a foreign empty folder; others come with their files
+                        (stage / rel).mkdir(parents=True, exist_ok=True)
                     continue
                 (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(entry, stage / rel)
+                shutil.copy2(entry, stage / rel, follow_symlinks=False)  # a foreign symlink stays a symlink
         elif target.exists():
             raise WriteError(f"{directory} exists and is not a directory")
         for rel, text in sorted(files.items()):

@@ -9,12 +9,16 @@ the API server reads a manifest into an untyped field.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 import yaml
 
 MAX_EXPANDED_NODES = 1_000_000
+PRESCAN_BYTES = 1 << 20  # larger texts are counted as events before nodes are built
+MAX_FILE_NODES = 1_000_000
+MAX_DEPTH = 100  # nesting levels; OME objects need about 15, and deeper input only risks recursion limits
 
 
 class DuplicateKeyError(yaml.MarkedYAMLError):
@@ -65,43 +69,103 @@ class ParsedDocument:
     node: yaml.Node
 
 
-def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
-    """Number of nodes the document has once every alias is expanded, counted up to ``limit``."""
-    memo: dict[int, int] = {}
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _shape_error(problem: str, node: yaml.Node) -> yaml.MarkedYAMLError:
+    return yaml.MarkedYAMLError(problem=problem, problem_mark=node.start_mark)
+
+
+def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> tuple[int, int]:
+    """(nodes once every alias is expanded, counted up to ``limit`` + 1; nesting depth) of a document.
+
+    Linear in the nodes as written, however far aliases would expand them. A node that holds an
+    alias to itself (``&a [*a]``) raises ``yaml.MarkedYAMLError``: it would expand forever.
+    """
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    active: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(node, False)]
     while stack:
         current, children_done = stack.pop()
-        if id(current) in memo:
-            continue
-        children: list[yaml.Node]
-        if isinstance(current, yaml.MappingNode):
-            children = [n for pair in current.value for n in pair]
-        elif isinstance(current, yaml.SequenceNode):
-            children = list(current.value)
-        else:
-            memo[id(current)] = 1
-            continue
+        key = id(current)
+        children = _children(current)
         if children_done:
-            memo[id(current)] = min(limit + 1, 1 + sum(memo[id(c)] for c in children))
-        else:
-            stack.append((current, True))
-            stack.extend((c, False) for c in children if id(c) not in memo)
-    return memo[id(node)]
+            size[key] = min(limit + 1, 1 + sum(size[id(c)] for c in children))
+            height[key] = 1 + max((height[id(c)] for c in children), default=0)
+            active.discard(key)
+            continue
+        if key in size:
+            continue
+        if key in active:
+            raise _shape_error("recursive alias: a node holds an alias to itself, so it would expand forever", current)
+        if not children:
+            size[key], height[key] = 1, 1
+            continue
+        active.add(key)
+        stack.append((current, True))
+        stack.extend((c, False) for c in children if id(c) not in size)
+    deepest = node
+    for _ in range(min(height[id(node)], MAX_DEPTH + 1) - 1):
+        deepest = max(_children(deepest), key=lambda c: height[id(c)])
+    if height[id(node)] > MAX_DEPTH:
+        raise _shape_error(f"document nests more than {MAX_DEPTH} levels deep", deepest)
+    return size[id(node)], height[id(node)]
+
+
+def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
+    """Number of nodes the document has once every alias is expanded, counted up to ``limit``."""
+    return measure(node, limit)[0]
+
+
+_PREFIX = re.compile(r"^[ ?:-]*", re.MULTILINE)
+
+
+def _count_nodes(text: str) -> None:
+    """Raise if ``text`` holds more than ``MAX_FILE_NODES`` nodes; constant memory, stops at the limit."""
+    count = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, _NODE_EVENTS):
+            count += 1
+            if count > MAX_FILE_NODES:
+                raise yaml.MarkedYAMLError(problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files", problem_mark=event.start_mark)
+
+
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)
+
+
+def _may_nest_deeply(text: str) -> bool:
+    """Cheap bound: without aliases, nesting needs a flow bracket or a column of indentation per level."""
+    flow = text.count("[") + text.count("{")
+    if flow > MAX_DEPTH // 2:
+        return True
+    return flow + max((len(m) for m in _PREFIX.findall(text)), default=0) + 2 > MAX_DEPTH
 
 
 def parse_documents(text: str) -> Iterator[ParsedDocument]:
-    """Yield each non-empty document of ``text``; raises ``yaml.YAMLError`` with marks on bad input."""
+    """Yield each non-empty document of ``text``; raises ``yaml.YAMLError`` with marks on bad input.
+
+    Parsing is bounded: libyaml refuses nesting beyond 1000 levels, and each composed document is
+    measured (when aliases or deep nesting are possible) before it is constructed, so an alias
+    bomb, a recursive alias or a document nested more than ``MAX_DEPTH`` levels is refused first.
+    A text over ``PRESCAN_BYTES`` is first streamed as events, without building nodes, and refused
+    if it holds more than ``MAX_FILE_NODES`` nodes: composing nodes costs about 300 bytes each.
+    """
+    if len(text) > PRESCAN_BYTES:
+        _count_nodes(text)
     loader = _Loader(text)
-    check_aliases = "&" in text
+    check_shape = "&" in text or _may_nest_deeply(text)
     try:
         index = 0
         while loader.check_node():
             node = loader.get_node()
-            if check_aliases and expanded_size(node) > MAX_EXPANDED_NODES:
-                raise yaml.MarkedYAMLError(
-                    problem=f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases",
-                    problem_mark=node.start_mark,
-                )
+            if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
+                raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
             data = loader.construct_document(node)
             if data is not None:
                 yield ParsedDocument(index, data, node)

@@ -1,0 +1,44 @@
+"""Outputs that would land in the inputs: refused unless the user says so.
+
+An ``--output-dir`` inside an input directory is read back as input on the next run, and one that
+holds an input is rewritten wholesale. A ``--status-file`` or ``--report-file`` must not be an
+input file, nor a ``.yaml``/``.yml`` file inside an input directory (the next run would read it). Paths are compared after resolving symlinks, so ``./a/../a`` or a link to an
+input is caught too.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+STDIN = "-"
+ALLOW_FLAG = "--allow-output-in-input"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _real(path: str) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[str]:
+    """One message per output (option name, path) that is, holds or lies in an input path."""
+    roots = [(given, _real(given)) for given in inputs if given != STDIN]
+    problems: list[str] = []
+    for option, target in outputs:
+        if not target:
+            continue
+        real = _real(target)
+        for given, root in roots:
+            is_dir_output = option == "--output-dir"
+            if _inside(real, root) and (is_dir_output or real == root or real.suffix in YAML_SUFFIXES):
+                where = "is" if real == root else "is inside"
+                problems.append(f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to allow it)")
+                break
+            if is_dir_output and _inside(root, real):
+                problems.append(f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to allow it)")
+                break
+    return problems

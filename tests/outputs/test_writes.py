@@ -1,0 +1,154 @@
+"""Writes are safe: --output-dir swapped in whole, foreign files kept, stale ones removed, inputs never overwritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from omerender import writer
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
+DEPLOYMENT = "llama-demo/deployment-llama-3-2-3b-instruct-engine.yaml"
+
+
+def _inputs(tmp_path: Path) -> Path:
+    folder = tmp_path / "manifests"
+    shutil.copytree(EXAMPLE, folder)
+    return folder
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): (f"-> {os.readlink(p)}" if p.is_symlink() else p.read_text(encoding="utf-8")) for p in sorted(folder.rglob("*")) if p.is_file() or p.is_symlink()}
+
+
+def _siblings(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.parent.iterdir() if p.name != folder.name and p.name.startswith(f".{folder.name}."))
+
+
+def test_output_dir_keeps_foreign_files_and_removes_stale_ones(run_cli, tmp_path: Path) -> None:
+    inputs, out = _inputs(tmp_path), tmp_path / "out"
+    assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
+    first = _tree(out)
+    assert DEPLOYMENT in first and writer.MANIFEST in first
+    (out / "README.md").write_text("mine\n", encoding="utf-8")
+    (out / "notes").mkdir()
+    (out / "notes" / "todo.yaml").write_text("a: 1\n", encoding="utf-8")
+    (out / "empty").mkdir()
+    os.symlink("README.md", out / "link.md")
+    # rename the InferenceService: its old Deployment is stale
+    isvc = inputs / "isvc.yaml"
+    isvc.write_text(isvc.read_text(encoding="utf-8").replace("name: llama-3-2-3b-instruct\n  namespace", "name: renamed\n  namespace"), encoding="utf-8")
+    assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
+    second = _tree(out)
+    assert DEPLOYMENT not in second and "llama-demo/deployment-renamed-engine.yaml" in second
+    assert second["README.md"] == "mine\n" and second["notes/todo.yaml"] == "a: 1\n"
+    assert second["link.md"] == "-> README.md" and (out / "empty").is_dir()
+    assert DEPLOYMENT not in (out / writer.MANIFEST).read_text(encoding="utf-8")
+    assert _siblings(out) == []
+
+
+def test_failed_build_leaves_the_output_dir_untouched(run_cli, tmp_path: Path) -> None:
+    inputs, out = _inputs(tmp_path), tmp_path / "out"
+    assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
+    before = _tree(out)
+    (inputs / "runtime.yaml").write_text("kind: [broken\n", encoding="utf-8")
+    result = run_cli("build", str(inputs), "-o", str(out))
+    assert result.exit_code == 1 and result.stdout == ""
+    assert _tree(out) == before and _siblings(out) == []
+
+
+def test_a_write_that_fails_halfway_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    writer.write_dir(str(out), {"a.yaml": "a: 1\n", "b.yaml": "b: 1\n"})
+    before = _tree(out)
+    real = Path.write_text
+    calls = {"n": 0}
+
+    def flaky(self: Path, *args: object, **kwargs: object) -> int:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", flaky)
+    with pytest.raises(OSError, match="No space left"):
+        writer.write_dir(str(out), {"a.yaml": "a: 2\n", "c.yaml": "c: 2\n"})
+    monkeypatch.undo()
+    assert _tree(out) == before and _siblings(out) == []
+
+
+def test_write_file_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "status.json"
+    writer.write_file(str(target), "old\n")
+
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(writer.os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        writer.write_file(str(target), "new\n")
+    monkeypatch.undo()
+    assert target.read_text(encoding="utf-8") == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["status.json"]
+
+
+def test_status_file_is_written_whole(run_cli, tmp_path: Path) -> None:
+    inputs, status = _inputs(tmp_path), tmp_path / "status" / "runtimes.json"
+    result = run_cli("build", str(inputs), "--status-file", str(status))
+    assert result.exit_code == 0, result
+    listing = json.loads(status.read_text(encoding="utf-8"))
+    assert listing["kind"] == "List" and len(listing["items"]) == 2
+    assert sorted(p.name for p in status.parent.iterdir()) == ["runtimes.json"]
+
+
+@pytest.mark.parametrize(
+    ("option", "where", "message"),
+    [
+        ("-o", "manifests/rendered", "--output-dir {p}/manifests/rendered is inside the input path {p}/manifests"),
+        ("-o", "manifests", "--output-dir {p}/manifests is the input path {p}/manifests"),
+        ("-o", ".", "--output-dir {p} holds the input path {p}/manifests; refusing to rewrite it"),
+        ("--status-file", "manifests/runtime.yaml", "--status-file {p}/manifests/runtime.yaml is inside the input path {p}/manifests"),
+        ("--status-file", "manifests/status.yaml", "--status-file {p}/manifests/status.yaml is inside the input path {p}/manifests"),
+    ],
+)
+def test_refuses_to_write_into_the_inputs(run_cli, tmp_path: Path, option: str, where: str, message: str) -> None:
+    inputs = _inputs(tmp_path)
+    before = _tree(inputs)
+    result = run_cli("build", str(inputs), option, str(tmp_path / where))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert message.format(p=tmp_path) in result.stderr and "--allow-output-in-input" in result.stderr
+    assert _tree(inputs) == before
+
+
+def test_output_in_input_when_allowed(run_cli, tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    result = run_cli("build", str(inputs), "-o", str(inputs / "rendered"), "--allow-output-in-input")
+    assert result.exit_code == 0, result
+    assert (inputs / "rendered" / DEPLOYMENT).is_file()
+    # rendered objects are not OME kinds, so reading them back changes nothing
+    again = run_cli("build", str(inputs), "-o", str(inputs / "rendered"), "--allow-output-in-input")
+    assert again.exit_code == 0 and again.stderr == ""
+
+
+def test_json_status_file_beside_the_inputs_is_fine(run_cli, tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    result = run_cli("build", str(inputs), "--status-file", str(inputs / "status.json"))
+    assert result.exit_code == 0, result
+
+
+def test_check_mode_writes_nothing_so_any_folder_is_fine(run_cli, tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    result = run_cli("build", str(inputs), "-o", str(inputs / "rendered"), "--check")
+    assert result.exit_code == 1 and "is out of date" in result.stderr
+    assert not (inputs / "rendered").exists()
+
+
+def test_a_symlink_to_the_inputs_is_caught(run_cli, tmp_path: Path) -> None:
+    inputs = _inputs(tmp_path)
+    os.symlink(inputs, tmp_path / "alias")
+    result = run_cli("build", str(inputs), "-o", str(tmp_path / "alias" / "out"))
+    assert result.exit_code == 2 and "is inside the input path" in result.stderr
