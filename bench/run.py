@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Benchmark `omerender build` against the libyaml floor on synthetic trees.
+
+    python bench/run.py [--scale 1 2] [--repeat 5] [--seed 1] [--json FILE] [--keep]
+
+For each scale it writes a tree with gen_tree.py into a new directory under bench/out/ and runs
+`python -m omerender build TREE > FILE` and bench/floor.py once, untimed, to check they work and
+to warm caches. Then, in each of `--repeat` rounds, it times `python -c pass` and, for every
+scale, one run of omerender and one of the floor (whole processes, wall time by
+time.perf_counter); the best run of each is kept. The floor's time excludes the preload of
+omerender's output that floor.py reports. It prints input sizes, both times and their ratio,
+the scaling factor from scale 1 to scale 2, and the start-up time of a bare `python -c pass`.
+It warns if omerender's source or output changed during the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import hashlib
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from time import perf_counter
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+OUT = BENCH / "out"
+sys.path.insert(0, str(BENCH))
+
+import gen_tree  # noqa: E402
+
+RATIO_TARGET = 3.0
+SCALING_TARGET = 2.2
+
+
+class BenchError(Exception):
+    pass
+
+
+@dataclass
+class Result:
+    scale: int
+    files: int
+    documents: int
+    bytes: int
+    runtimes: int
+    isvcs: int
+    output_documents: int = 0
+    output_bytes: int = 0
+    floor_output_identical: bool = False
+    omerender_stderr_lines: int = 0
+    omerender_stderr_first: str = ""
+    omerender_seconds: float = 0.0
+    floor_seconds: float = 0.0
+    floor_preload_seconds: float = 0.0
+    omerender_runs: list[float] = field(default_factory=list)
+    floor_runs: list[float] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float:
+        return self.omerender_seconds / self.floor_seconds
+
+
+def run_timed(cmd: list[str], stdout_path: Path | None) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+    """Wall time of the whole process ``cmd``, its stdout to ``stdout_path`` (or /dev/null)."""
+    target = stdout_path if stdout_path is not None else Path("/dev/null")
+    with target.open("wb") as out:
+        start = perf_counter()
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, cwd=REPO, check=False)
+        elapsed = perf_counter() - start
+    return elapsed, proc
+
+
+def omerender_cmd(tree: Path) -> list[str]:
+    return [sys.executable, "-m", "omerender", "build", str(tree)]
+
+
+def floor_cmd(tree: Path, expected: Path) -> list[str]:
+    return [sys.executable, str(BENCH / "floor.py"), str(tree), str(expected)]
+
+
+def fail(what: str, cmd: list[str], proc: subprocess.CompletedProcess[bytes]) -> BenchError:
+    stderr = proc.stderr.decode("utf-8", "replace").rstrip()
+    return BenchError(
+        f"{what} failed with exit status {proc.returncode}\n"
+        f"  command: {' '.join(cmd)}\n"
+        f"  stderr:\n{stderr or '  (empty)'}"
+    )
+
+
+def parse_floor_report(proc: subprocess.CompletedProcess[bytes]) -> dict[str, float]:
+    last = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1]
+    return {k: float(v) for k, v in (item.split("=", 1) for item in last.split())}
+
+
+@dataclass
+class Case:
+    """One scale: its tree, the two commands, where their outputs go, and the result."""
+
+    tree: Path
+    om_out: Path
+    floor_out: Path
+    result: Result
+    output_documents_seen: set[int] = field(default_factory=set)
+
+    @property
+    def om(self) -> list[str]:
+        return omerender_cmd(self.tree)
+
+    @property
+    def floor(self) -> list[str]:
+        return floor_cmd(self.tree, self.om_out)
+
+
+def prepare(workdir: Path, scale: int, seed: int, runtimes: int, isvcs: int) -> Case:
+    """Write the tree, and run both commands once, untimed: check they work, write the output
+    the floor preloads, and warm the caches."""
+    tree = workdir / f"tree-x{scale}"
+    stats = gen_tree.generate(tree, runtimes=runtimes, isvcs=isvcs, scale=scale, seed=seed)
+    print(stats.summary(), file=sys.stderr, flush=True)
+    case = Case(
+        tree=tree,
+        om_out=workdir / f"omerender-x{scale}.yaml",
+        floor_out=workdir / f"floor-x{scale}.yaml",
+        result=Result(
+            scale=scale,
+            files=stats.files,
+            documents=stats.documents,
+            bytes=stats.bytes,
+            runtimes=stats.kinds["ClusterServingRuntime"] + stats.kinds["ServingRuntime"],
+            isvcs=stats.kinds["InferenceService"],
+        ),
+    )
+    _, proc = run_timed(case.om, case.om_out)
+    if proc.returncode != 0:
+        raise fail("omerender build", case.om, proc)
+    diagnostics = proc.stderr.decode("utf-8", "replace").splitlines()
+    case.result.omerender_stderr_lines = len(diagnostics)
+    case.result.omerender_stderr_first = diagnostics[0] if diagnostics else ""
+    _, proc = run_timed(case.floor, case.floor_out)
+    if proc.returncode != 0:
+        raise fail("floor.py", case.floor, proc)
+    r = case.result
+    r.output_documents = int(parse_floor_report(proc)["output_documents"])
+    r.output_bytes = case.om_out.stat().st_size
+    r.floor_output_identical = filecmp.cmp(case.om_out, case.floor_out, shallow=False)
+    case.output_documents_seen.add(r.output_documents)
+    return case
+
+
+def time_round(case: Case, round_no: int, repeat: int) -> None:
+    """One timed run of omerender, then one of the floor."""
+    r = case.result
+    elapsed, proc = run_timed(case.om, case.om_out)
+    if proc.returncode != 0:
+        raise fail("omerender build", case.om, proc)
+    r.omerender_runs.append(elapsed)
+    elapsed, proc = run_timed(case.floor, case.floor_out)
+    if proc.returncode != 0:
+        raise fail("floor.py", case.floor, proc)
+    report = parse_floor_report(proc)
+    preload = report["preload_seconds"]
+    case.output_documents_seen.add(int(report["output_documents"]))
+    r.floor_runs.append(elapsed - preload)
+    r.floor_preload_seconds = max(r.floor_preload_seconds, preload)
+    r.omerender_seconds = min(r.omerender_runs)
+    r.floor_seconds = min(r.floor_runs)
+    print(
+        f"  round {round_no}/{repeat}, scale {r.scale}: omerender {r.omerender_runs[-1]:.3f}s, "
+        f"floor {r.floor_runs[-1]:.3f}s (+ {preload:.3f}s preload, not counted)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def source_digest() -> str:
+    """A digest of omerender's source, to notice it changing during a run."""
+    digest = hashlib.sha256()
+    for path in sorted((REPO / "omerender").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def startup_seconds() -> float:
+    cmd = [sys.executable, "-c", "pass"]
+    elapsed, proc = run_timed(cmd, None)
+    if proc.returncode != 0:
+        raise fail("python -c pass", cmd, proc)
+    return elapsed
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def report(
+    results: list[Result], startup: float, repeat: int, warnings: list[str]
+) -> tuple[str, dict[str, object]]:
+    lines = [
+        "",
+        f"omerender build vs. floor (libyaml parse of the input + dump of omerender's output), "
+        f"best of {repeat}",
+        "",
+        f"{'scale':>5}  {'files':>7}  {'docs':>7}  {'bytes':>11}  {'out docs':>8}  {'out bytes':>11}  "
+        f"{'omerender':>10}  {'floor':>8}  {'ratio':>6}",
+    ]
+    for r in results:
+        lines.append(
+            f"{r.scale:>5}  {r.files:>7,}  {r.documents:>7,}  {r.bytes:>11,}  {r.output_documents:>8,}  "
+            f"{r.output_bytes:>11,}  "
+            f"{r.omerender_seconds:>9.3f}s  {r.floor_seconds:>7.3f}s  {r.ratio:>5.2f}x"
+        )
+    lines.append("")
+    lines.append(f"python -c pass: {startup:.3f}s (best of {repeat}; included in both columns)")
+    lines.extend(f"warning: {w}" for w in warnings)
+    for r in results:
+        if r.omerender_stderr_lines:
+            lines.append(
+                f"note: scale {r.scale}: omerender wrote {r.omerender_stderr_lines:,} lines on stderr, "
+                f"the first: {r.omerender_stderr_first}"
+            )
+        if not r.floor_output_identical:
+            lines.append(f"note: scale {r.scale}: the floor's output differs from omerender's in bytes (style)")
+        if r.output_documents < r.isvcs:
+            lines.append(
+                f"note: scale {r.scale}: {r.output_documents:,} output documents for {r.isvcs:,} "
+                "InferenceServices (expected at least one Deployment each)"
+            )
+    per_isvc = {round(r.output_documents / r.isvcs, 3) for r in results}
+    if len(per_isvc) > 1:
+        lines.append(f"warning: output documents per InferenceService differ between scales: {sorted(per_isvc)}")
+    ratio_ok = all(r.ratio <= RATIO_TARGET for r in results)
+    lines.append(
+        f"target ratio <= {RATIO_TARGET:g}: {verdict(ratio_ok)} "
+        f"({', '.join(f'scale {r.scale}: {r.ratio:.2f}x' for r in results)})"
+    )
+    by_scale = {r.scale: r for r in results}
+    scaling: dict[str, float] | None = None
+    if 1 in by_scale and 2 in by_scale:
+        one, two = by_scale[1], by_scale[2]
+        scaling = {
+            "omerender": two.omerender_seconds / one.omerender_seconds,
+            "floor": two.floor_seconds / one.floor_seconds,
+            "omerender_minus_startup": (two.omerender_seconds - startup) / (one.omerender_seconds - startup),
+        }
+        lines.append(
+            f"target time at 2x input <= {SCALING_TARGET:g}x time at 1x: "
+            f"{verdict(scaling['omerender'] <= SCALING_TARGET)} "
+            f"(omerender {scaling['omerender']:.2f}x; without python start-up "
+            f"{scaling['omerender_minus_startup']:.2f}x; floor {scaling['floor']:.2f}x)"
+        )
+    data: dict[str, object] = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "repeat": repeat,
+        "startup_seconds": startup,
+        "results": [{**asdict(r), "ratio": r.ratio} for r in results],
+        "scaling": scaling,
+        "targets": {"ratio": RATIO_TARGET, "scaling": SCALING_TARGET},
+        "ratio_ok": ratio_ok,
+        "scaling_ok": None if scaling is None else scaling["omerender"] <= SCALING_TARGET,
+        "warnings": warnings,
+    }
+    return "\n".join(lines), data
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, nargs="+", default=[1, 2], help="scales to run (default: 1 2)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (default 5)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--runtimes", type=int, default=1000, help="runtimes at scale 1 (default 1000)")
+    parser.add_argument("--isvcs", type=int, default=5000, help="InferenceServices at scale 1 (default 5000)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the trees and outputs under bench/out/")
+    args = parser.parse_args(argv)
+    if args.repeat < 1 or any(s < 1 for s in args.scale):
+        parser.error("--repeat and --scale must be >= 1")
+
+    OUT.mkdir(exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="run-", dir=OUT))
+    keep = args.keep
+    digest = source_digest()
+    startups: list[float] = []
+    try:
+        cases = [
+            prepare(workdir, scale, args.seed, args.runtimes, args.isvcs) for scale in sorted(set(args.scale))
+        ]
+        # Rounds alternate the scales, and omerender with the floor, so that a change of load on
+        # the machine hits every column alike.
+        for round_no in range(1, args.repeat + 1):
+            startups.append(startup_seconds())
+            for case in cases:
+                time_round(case, round_no, args.repeat)
+    except BenchError as e:
+        print(f"error: {e}", file=sys.stderr)
+        print(f"trees and outputs kept in {workdir}", file=sys.stderr)
+        keep = True
+        return 1
+    finally:
+        if not keep:
+            shutil.rmtree(workdir)
+    warnings: list[str] = []
+    if source_digest() != digest:
+        warnings.append("omerender's source changed during the run: the runs mix versions; run again")
+    for case in cases:
+        if len(case.output_documents_seen) > 1:
+            warnings.append(
+                f"scale {case.result.scale}: omerender's output changed between runs "
+                f"({sorted(case.output_documents_seen)} documents)"
+            )
+    text, data = report([c.result for c in cases], min(startups), args.repeat, warnings)
+    print(text)
+    if args.keep:
+        print(f"trees and outputs kept in {workdir}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(data, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
