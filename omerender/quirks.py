@@ -70,7 +70,15 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
     return out
 
 
-def size_range_finding(runtime: Obj, chain: Chain | None) -> Diagnostic | None:
+def _auto_selecting(universe: Universe) -> bool:
+    """Whether some InferenceService in the input names no runtime, so OME's auto-selection runs."""
+    return any(not ((isvc.spec.get("runtime") or {}).get("name")) for isvc in universe.isvcs.values())
+
+
+def size_range_finding(runtime: Obj, chain: Chain | None, auto_selecting: bool = True) -> Diagnostic | None:
+    """A one-sided ``modelSizeRange``: an error alone; with the other bound inherited, a hazard only
+    for auto-selection (which reads each runtime's own spec), so a warning when an InferenceService
+    in the input auto-selects and an informational note otherwise (the spec endorses the pattern)."""
     bounds = runtime.spec.get("modelSizeRange")
     if not isinstance(bounds, dict):
         return None
@@ -85,7 +93,7 @@ def size_range_finding(runtime: Obj, chain: Chain | None) -> Diagnostic | None:
             "runtime's own spec and dereferences both bounds, so auto-selection crashes the controller (nil-pointer "
             "panic) for any model with modelParameterSize whose format this runtime supports"
         )
-        return runtime.diag(WARNING, message, "spec", "modelSizeRange", code="size-range-one-sided")
+        return runtime.diag(WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code="size-range-one-sided")
     message = (
         f"modelSizeRange sets no {missing[0]}: OME's matcher dereferences both bounds, so the controller crashes "
         f"(nil-pointer panic) when it checks a model with modelParameterSize against runtime {runtime.name}; set both"
@@ -96,8 +104,9 @@ def size_range_finding(runtime: Obj, chain: Chain | None) -> Diagnostic | None:
 def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnostic]:
     """Per-runtime findings, reported whether or not an InferenceService uses the runtime."""
     out: list[Diagnostic] = []
+    auto_selecting = _auto_selecting(universe)
     for runtime in universe.all_runtimes():
-        found = size_range_finding(runtime, chains.get(id(runtime)))
+        found = size_range_finding(runtime, chains.get(id(runtime)), auto_selecting)
         if found is not None:
             out.append(found)
         if runtime.spec.get("acceleratorRequirements") is not None:
