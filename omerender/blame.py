@@ -14,9 +14,9 @@ from typing import Any
 
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.loader import Obj
+from omerender.render import CONFIG_FIELD
 from omerender.yamlio import find_scalar
 
-CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 POD_PARTS = ((), ("leader",), ("worker",))
 Keys = tuple[Any, ...]
 

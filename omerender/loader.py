@@ -187,7 +187,7 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     return None
 
 
-def _to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
+def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
         return None, Diagnostic(path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", "not-a-mapping")
@@ -217,7 +217,7 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[[], bytes] = la
         result.files.append(shown)
         try:
             for doc in parse_documents(text):
-                obj, problem = _to_object(shown, doc, options)
+                obj, problem = to_object(shown, doc, options)
                 if problem is not None:
                     result.diagnostics.append(problem)
                 if obj is not None:

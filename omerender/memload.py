@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.loader import LoadOptions, Obj, _to_object
+from omerender.loader import LoadOptions, Obj, to_object
 from omerender.yamlio import dump_one, parse_documents
 
 
@@ -27,7 +27,7 @@ def objects_from_documents(documents: Sequence[tuple[str, Any]], options: LoadOp
         if parsed is None:
             problems.append(Diagnostic(path, 1, 1, ERROR, "item is empty", "not-a-mapping"))
             continue
-        obj, problem = _to_object(path, parsed, options)
+        obj, problem = to_object(path, parsed, options)
         if problem is not None:
             problems.append(problem)
         if obj is not None:

@@ -13,9 +13,10 @@ from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.inherit import Chain, parent_name
 from omerender.loader import Obj
 from omerender.placeholders import scan
+from omerender.render import CONFIG_FIELD
 from omerender.universe import Universe
 
-CONFIGS = ("engineConfig", "decoderConfig", "routerConfig")
+CONFIGS = tuple(CONFIG_FIELD.values())
 ACCELERATOR_ANNOTATION = "ome.io/accelerator-class"
 MAX_LISTED_EXCLUSIONS = 10
 _LINT_META = {"name": "n", "namespace": "ns", "labels": {}, "annotations": {}}
