@@ -203,3 +203,31 @@ def test_rules_hold_in_router_config(run_cli, write_tree):
     container = main_container(router, "router")
     assert container["image"] == "r:1" and container["args"] == ["--b"]
     assert router["spec"]["template"]["spec"]["tolerations"] == [{"key": "t", "operator": "Exists"}]
+
+
+def test_rules_hold_in_leader_and_worker(run_cli, write_tree):
+    runner = {"name": "ome-container", "image": "engine:1", "command": ["serve"], "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"nvidia.com/gpu": 4}, "requests": {"nvidia.com/gpu": 4}}}
+    parent = {
+        "disabled": True,
+        "engineConfig": {
+            "leader": {"nodeSelector": {"pool": "gpu"}, "runner": dict(runner, ports=[{"containerPort": 8080, "name": "http1"}])},
+            "worker": {"size": 1, "tolerations": [{"key": "a", "operator": "Exists"}], "runner": dict(runner)},
+        },
+    }
+    child = child_spec(
+        {
+            "leader": {"nodeSelector": {"zone": "b"}, "runner": {"name": "ome-container", "env": [{"name": "B", "value": "2"}]}},
+            "worker": {"size": 3, "tolerations": [{"key": "c", "operator": "Exists"}], "runner": {"name": "ome-container", "image": "engine:2"}},
+        }
+    )
+    tree = write_tree({"p.yaml": dump(runtime("base", parent, profile=True)), "c.yaml": dump(runtime("child", child, parent="base")), "a.yaml": dump(MODEL, isvc())})
+    result = run_cli("build", str(tree))
+    assert result.exit_code == 0, str(result)
+    lws = only(result.stdout, kind="LeaderWorkerSet")["spec"]["leaderWorkerTemplate"]
+    assert lws["size"] == 4  # worker.size replaced (3), plus the leader
+    leader = lws["leaderTemplate"]["spec"]
+    assert {"pool": "gpu", "zone": "b"}.items() <= leader["nodeSelector"].items()  # maps merge by key
+    assert [e["name"] for e in main_container({"spec": {"template": {"spec": leader}}})["env"]][:2] == ["B", "A"]  # by name, SMP order
+    worker = lws["workerTemplate"]["spec"]
+    assert worker["tolerations"] == [{"key": "c", "operator": "Exists"}]  # other lists replace
+    assert main_container({"spec": {"template": {"spec": worker}}})["image"] == "engine:2"
