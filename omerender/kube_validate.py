@@ -1,15 +1,15 @@
 """Rendered objects checked against the Kubernetes OpenAPI schemas the kubernetes-validate package ships.
 
-jsonschema takes about 2 ms per Deployment with these schemas, so every object first goes through a
-validator compiled here from the same schema (``type``, ``enum``, ``required``, ``properties``,
-``additionalProperties``, ``items``, ``oneOf`` and ``$ref``, the only assertions the schemas use;
-``format`` is an annotation, as it is for jsonschema without a format checker). Only an object it
-rejects goes to jsonschema, whose errors are the ones reported. Both are cached per Kubernetes
-version and kind. Kinds the package has no schema for (custom resources) are not checked.
+jsonschema takes about 2 ms per Deployment with these schemas, so every object first goes through
+fastjsonschema's validator compiled from the same schema, with ``format`` an annotation as it is for
+jsonschema without a format checker, and defaults not filled in. Only an object it rejects goes to
+jsonschema, whose errors are the ones reported. Both are cached per Kubernetes version and kind.
+Kinds the package has no schema for (custom resources) are not checked.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -23,7 +23,6 @@ from omerender.loader import Obj
 
 DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
-DEFS_PREFIX = "#/$defs/"
 MAX_ERRORS_PER_OBJECT = 10
 
 Check = Callable[[Any], bool]
@@ -93,139 +92,36 @@ def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
     return json.loads(entry.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
-_PY_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "object": (dict,), "array": (list,), "boolean": (bool,)}
-
-
-def _is_integer(v: Any) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _type_check(names: list[str]) -> Check:
-    """jsonschema's ``type``: booleans are not numbers, and 1.0 is an integer."""
-    nullable = "null" in names
-    simple = tuple(t for n in names for t in _PY_TYPES.get(n, ()))
-    numeric = [f for n, f in (("integer", _is_integer), ("number", _is_number)) if n in names]
-    if not numeric:
-        if nullable:
-            return lambda v: v is None or isinstance(v, simple)
-        return lambda v: isinstance(v, simple)
-    test = numeric[-1]
-    return lambda v: (nullable and v is None) or isinstance(v, simple) or test(v)
-
-
-class _Compiler:
-    """Turns a schema into nested closures; ``$ref``s into definitions are compiled once, lazily."""
-
-    def __init__(self, definitions: dict[str, Any]) -> None:
-        self.definitions = definitions
-        self.compiled: dict[str, Check] = {}
-        self.pending: set[str] = set()
-
-    def ref(self, target: str) -> Check:
-        if not target.startswith("/api/_definitions.json" + DEFS_PREFIX) and not target.startswith(DEFS_PREFIX):
-            raise ValueError(f"unsupported $ref {target}")
-        name = target.split(DEFS_PREFIX, 1)[1]
-        if name in self.compiled:
-            return self.compiled[name]
-        compiled = self.compiled
-        if name in self.pending:  # a recursive definition: look it up once it exists
-            return lambda v: compiled[name](v)
-        self.pending.add(name)
-        compiled[name] = self.compile(self.definitions[name])
-        self.pending.discard(name)
-        return compiled[name]
-
-    def compile(self, schema: dict[str, Any]) -> Check:
-        checks: list[Check] = []
-        if "$ref" in schema:
-            checks.append(self.ref(schema["$ref"]))
-        names = schema.get("type", [])
-        names = names if isinstance(names, list) else [names]
-        shaped = self._shaped(schema, names)
-        if shaped is not None:
-            checks.append(shaped)
-        else:
-            if names:
-                checks.append(_type_check(names))
-            checks.extend(self._structure(schema, accept_other=True))
-        if "enum" in schema:
-            allowed = list(schema["enum"])
-            checks.append(lambda v: any(type(v) is type(a) and v == a for a in allowed))
-        if "oneOf" in schema:
-            options = [self.compile(s) for s in schema["oneOf"]]
-            checks.append(lambda v: sum(1 for o in options if o(v)) == 1)
-        if not checks:
-            return lambda v: True
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(c(v) for c in checks)
-
-    def _shaped(self, schema: dict[str, Any], names: list[str]) -> Check | None:
-        """One closure for ``type: object`` or ``type: array`` (maybe nullable), type test included."""
-        kinds = [n for n in names if n != "null"]
-        object_keywords = any(k in schema for k in ("properties", "required", "additionalProperties"))
-        if kinds == ["object"] and "items" in schema or kinds == ["array"] and object_keywords or kinds not in (["object"], ["array"]):
-            return None
-        found = self._structure(schema, accept_other=False, nullable="null" in names)
-        return found[0] if found else _type_check(names)
-
-    def _structure(self, schema: dict[str, Any], *, accept_other: bool, nullable: bool = False) -> list[Check]:
-        """Checks of ``items`` and of the object keywords; a value of another type passes if ``accept_other``."""
-        checks: list[Check] = []
-        if isinstance(schema.get("items"), dict):
-            item = self.compile(schema["items"])
-
-            def array(value: Any) -> bool:
-                if not isinstance(value, list):
-                    return accept_other or (nullable and value is None)
-                return all(item(x) for x in value)
-
-            checks.append(array)
-        if not any(k in schema for k in ("properties", "required", "additionalProperties")):
-            return checks
-        required = tuple(schema.get("required") or ())
-        props = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items() if _asserts(s)}
-        known = frozenset(schema.get("properties") or ())
-        extra = schema.get("additionalProperties", True)
-        extra_check = self.compile(extra) if isinstance(extra, dict) else None
-        closed = extra is False
-
-        def obj(value: Any) -> bool:
-            if not isinstance(value, dict):
-                return accept_other or (nullable and value is None)
-            for key in required:
-                if key not in value:
-                    return False
-            for key, item in value.items():
-                prop = props.get(key)
-                if prop is not None:
-                    if not prop(item):
-                        return False
-                elif key not in known and (closed or (extra_check is not None and not extra_check(item))):
-                    return False
-            return True
-
-        checks.append(obj)
-        return checks
-
-
-def _asserts(schema: Any) -> bool:
-    return isinstance(schema, dict) and any(k in schema for k in ("$ref", "type", "enum", "oneOf", "properties", "items", "required", "additionalProperties"))
-
-
-@cache
-def _compiler(version: str) -> _Compiler:
-    return _Compiler(_definitions(version)["$defs"])
-
-
 @cache
 def fast_validator(version: str, kind: str, api_version: str) -> Check | None:
+    """fastjsonschema's compiled validator as a predicate; ``None`` when the package has no schema for the kind."""
     schema = _schema(version, kind, api_version)
-    return None if schema is None else _compiler(version).compile(schema)
+    if schema is None:
+        return None
+    import fastjsonschema
+
+    definitions = _definitions(version)
+
+    def fetch(uri: str) -> Any:  # every remote $ref is into the version's _definitions.json
+        if uri != definitions.get("$id"):
+            raise ValueError(f"unsupported $ref {uri}")
+        return copy.deepcopy(definitions)
+
+    # compile rewrites $refs in place, hence the copies; detailed_exceptions=False breaks on `const`
+    # (fastjsonschema 2.22: KeyError 'definition_rule'), which these schemas never use
+    validate = fastjsonschema.compile(
+        copy.deepcopy(schema), handlers={"https": fetch}, use_formats=False, use_default=False, detailed_exceptions=False
+    )
+    invalid = fastjsonschema.JsonSchemaValueException
+
+    def passes(value: Any) -> bool:
+        try:
+            validate(value)
+        except invalid:
+            return False
+        return True
+
+    return passes
 
 
 @cache
@@ -260,7 +156,7 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
         if error.validator == "oneOf" and error.context:
             error = best_match([error]) or error
         issues.add(KubeIssue(tuple(error.absolute_path), error.message))
-    if not issues:  # the compiled check is stricter than jsonschema somewhere: trust jsonschema
+    if not issues:  # fastjsonschema is stricter than jsonschema somewhere: trust jsonschema
         return []
     return sorted(issues, key=lambda i: (_path_sort_key(i.path), i.message))[:MAX_ERRORS_PER_OBJECT]
 

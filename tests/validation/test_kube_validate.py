@@ -1,4 +1,4 @@
-"""The compiled Kubernetes schema check agrees with jsonschema on the same schemas."""
+"""The fastjsonschema pre-check of rendered objects agrees with jsonschema on the same schemas."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ ODD_VALUES = st.one_of(
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_compiled_check_agrees_with_jsonschema(data: st.DataObject) -> None:
+def test_fastjsonschema_agrees_with_jsonschema(data: st.DataObject) -> None:
     obj = copy.deepcopy(data.draw(st.sampled_from(_rendered())))
     for _ in range(data.draw(st.integers(1, 3))):
         paths = [p for p in _paths(obj) if p]
@@ -101,6 +101,34 @@ def test_compiled_check_agrees_with_jsonschema(data: st.DataObject) -> None:
     if fast is None:
         return
     assert fast(obj) == kv.full_validator(VERSION, kind, api).is_valid(obj), yaml.safe_dump(obj)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "valid"),
+    [
+        (("metadata", "creationTimestamp"), "yesterday", True),  # format is an annotation
+        (("spec", "replicas"), 2**40, True),  # so is int32
+        (("spec", "replicas"), 2.0, True),  # an integral float is an integer
+        (("spec", "replicas"), 2.5, False),
+        (("spec", "replicas"), True, False),  # a boolean is not
+        (("spec", "replicas"), None, True),
+        (("spec", "strategy"), {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}}, True),
+        (("spec", "strategy"), {"rollingUpdate": {"maxSurge": 1.5}}, False),  # int-or-string
+        (("spec", "strategy"), {"rollingUpdate": {"maxSurge": None}}, False),  # null matches both branches of the oneOf
+        (("spec", "strategy"), {"type": 1}, False),
+        (("metadata", "labels"), {"app": 1}, False),
+        (("metadata", "bogus"), 1, True),  # the schemas do not close objects
+    ],
+)
+def test_edge_cases(path: tuple[str, ...], value: Any, valid: bool) -> None:
+    deployment = copy.deepcopy(next(o for o in _rendered() if o["kind"] == "Deployment"))
+    _set(deployment, path, value)
+    before = copy.deepcopy(deployment)
+    fast = kv.fast_validator(VERSION, "Deployment", "apps/v1")
+    assert fast is not None
+    assert fast(deployment) is valid
+    assert kv.full_validator(VERSION, "Deployment", "apps/v1").is_valid(deployment) is valid
+    assert deployment == before  # no defaults filled in
 
 
 def test_messages_come_from_jsonschema() -> None:
