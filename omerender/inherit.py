@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,11 @@ def _fmt(names: list[str]) -> str:
     return "[" + " ".join(names) + "]"
 
 
+def _quote(name: str) -> str:
+    """``name`` in double quotes with control characters escaped, as Go's ``%q`` writes it."""
+    return json.dumps(name, ensure_ascii=False)
+
+
 def resolve(universe: Universe, runtime: Obj) -> Chain:
     walked: list[Obj] = [runtime]
     names = [runtime.name]
@@ -69,13 +75,13 @@ def resolve(universe: Universe, runtime: Obj) -> Chain:
         if parent in names:
             return Chain(runtime, tuple(walked), INHERITANCE_CYCLE, f"inheritance cycle detected: {_fmt([*names, parent])}", None)
         if len(names) >= MAX_DEPTH:
-            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {parent!r})"
+            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
             return Chain(runtime, tuple(walked), MAX_DEPTH_EXCEEDED, message, None)
         found = _lookup(universe, runtime, parent)
         if found is None:
-            message = f'inherit-from parent "{parent}" not found (chain so far: {_fmt(names)})'
+            message = f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
             return Chain(runtime, tuple(walked), PARENT_NOT_FOUND, message, None)
-        if "spec" in found.body and not isinstance(found.body["spec"], dict):
+        if found.body.get("spec") is not None and not isinstance(found.body["spec"], dict):
             message = f'parent "{parent}" has a spec that is not a mapping (chain so far: {_fmt(names)})'
             return Chain(runtime, tuple(walked), RESOLVER_ERROR, message, None)
         walked.append(found)

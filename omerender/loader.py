@@ -182,9 +182,33 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     if not obj.is_ome:
         return None
     meta = obj.body.get("metadata")
-    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta.get("name"):
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if name is not None and name != "" and not isinstance(name, str):
+        return obj.diag(ERROR, f"{obj.kind} metadata.name must be a string, not {name!r}; quote it", "metadata", "name", code="missing-name")
+    if not isinstance(name, str) or not name:
         return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code="missing-name")
     return None
+
+
+def drop_nulls(value: Any) -> None:
+    """Remove, in place, every mapping entry whose value is null, as the API server does for a CRD.
+
+    OME's CRDs mark no field nullable, so the API server prunes ``key: null`` before it stores the
+    object (a null list item stays, and fails validation). Shared (aliased) containers are walked once.
+    """
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, dict):
+            for key in [k for k, v in current.items() if v is None]:
+                del current[key]
+            stack.extend(v for v in current.values() if isinstance(v, (dict, list)))
+        elif isinstance(current, list):
+            stack.extend(v for v in current if isinstance(v, (dict, list)))
 
 
 def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
@@ -197,6 +221,11 @@ def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj
     problem = _check_shape(obj)
     if problem is not None:
         return None, problem
+    if obj.is_ome and "spec" in obj.body:
+        if obj.body["spec"] is None:
+            del obj.body["spec"]
+        else:
+            drop_nulls(obj.body["spec"])
     if obj.kind in NAMESPACED_KINDS:
         given = (obj.body.get("metadata") or {}).get("namespace")
         obj.namespace = given if isinstance(given, str) and given else options.namespace

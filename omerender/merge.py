@@ -87,7 +87,7 @@ def merge_keyed_lists(base: list[dict[str, Any]], patch: list[dict[str, Any]], m
     patch_order: list[Any] = []
     for item in patch:
         key = item[merge_key]
-        merged[key] = _merge_maps(merged[key], item) if key in merged else merge({}, item)
+        merged[key] = _merge_maps(merged[key], item) if key in merged else copy(item)
         if key not in patch_order:
             patch_order.append(key)
     patch_set = set(patch_order)

@@ -54,13 +54,14 @@ class Context:
     def namespace(self) -> str:
         return self.isvc.namespace
 
-    def locate(self, needle: str, severity: str, message: str, code: str) -> None:
-        """Report at the first source file holding ``needle``, else at the InferenceService."""
-        for source in self.sources:
-            found = find_scalar(source.node, needle)
-            if found is not None:
-                self.problems.append(Diagnostic(source.path, found[0], found[1], severity, message, code))  # type: ignore[arg-type]
-                return
+    def locate(self, needle: str, severity: str, message: str, code: str, *, text: str = "") -> None:
+        """Report at the first source file holding ``text`` (the whole string), else ``needle``, else at the InferenceService."""
+        for wanted in (text, needle) if text else (needle,):
+            for source in self.sources:
+                found = find_scalar(source.node, wanted)
+                if found is not None:
+                    self.problems.append(Diagnostic(source.path, found[0], found[1], severity, message, code))  # type: ignore[arg-type]
+                    return
         self.problems.append(self.isvc.diag(severity, message, "spec", code=code))
 
 
@@ -211,7 +212,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
     data = {"name": ctx.name, "namespace": ctx.namespace, "labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
     pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
-        ctx.locate(problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder")
+        ctx.locate(problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text)
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
