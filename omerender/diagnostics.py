@@ -30,7 +30,14 @@ class Diagnostic:
     json_path: str = ""
 
     def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.severity}: {self.message}"
+        """One line, whatever the message holds: control characters are escaped."""
+        return f"{_one_line(self.path)}:{self.line}:{self.col}: {self.severity}: {_one_line(self.message)}"
+
+
+def _one_line(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def sort_key(d: Diagnostic) -> tuple[str, int, int, str, str]:

@@ -74,13 +74,14 @@ def resolve(universe: Universe, runtime: Obj) -> Chain:
     while (parent := parent_name(current)) is not None:
         if parent in names:
             return Chain(runtime, tuple(walked), INHERITANCE_CYCLE, f"inheritance cycle detected: {_fmt([*names, parent])}", None)
-        if len(names) >= MAX_DEPTH:
-            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
-            return Chain(runtime, tuple(walked), MAX_DEPTH_EXCEEDED, message, None)
         found = _lookup(universe, runtime, parent)
         if found is None:
             message = f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
             return Chain(runtime, tuple(walked), PARENT_NOT_FOUND, message, None)
+        if len(names) >= MAX_DEPTH:
+            # Only a parent that exists makes the chain hold more than five runtimes.
+            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
+            return Chain(runtime, tuple(walked), MAX_DEPTH_EXCEEDED, message, None)
         if found.body.get("spec") is not None and not isinstance(found.body["spec"], dict):
             message = f'parent "{parent}" has a spec that is not a mapping (chain so far: {_fmt(names)})'
             return Chain(runtime, tuple(walked), RESOLVER_ERROR, message, None)

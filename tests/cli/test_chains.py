@@ -142,3 +142,23 @@ def test_status_yaml_is_a_v1_list(run_cli):
             "conditions": [{"type": "InheritanceReady", "status": "True", "reason": "Resolved", "message": "inheritance chain resolved"}],
         },
     }
+
+
+def test_a_missing_sixth_parent_is_not_found_rather_than_too_deep(run_cli, write_tree):
+    # r1..r5 is a full chain; r1 names r0, which does not exist, so the chain never holds six runtimes.
+    docs = _chain(5)
+    docs[0]["metadata"]["annotations"] = {"ome.io/inherit-from": "r0"}
+    tree = write_tree({"r.yaml": dump(*docs)})
+    result = run_cli("build", str(tree))
+    assert 'error: inherit-from parent "r0" not found (chain so far: [r5 r4 r3 r2 r1])' in result.stderr
+    assert "max depth" not in result.stderr
+
+
+def test_a_newline_in_a_message_stays_on_one_diagnostic_line(run_cli, write_tree):
+    import yaml
+
+    doc = {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": "svc"}, "spec": {"model": {"name": "m"}, "runtime": {"name": "a\nb"}, "engine": {}}}
+    tree = write_tree({"a.yaml": yaml.safe_dump(doc)})
+    result = run_cli("build", str(tree))
+    assert result.exit_code == 1
+    assert all(line.split(":")[2].isdigit() for line in result.stderr.splitlines())
