@@ -93,7 +93,7 @@ namespace_option = click.option(
 report_options = [
     click.option("--report-format", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True, help="How diagnostics are reported."),
     click.option("--report-file", type=click.Path(dir_okay=False), help="Write diagnostics here instead of stderr."),
-    click.option("--max-errors", type=click.IntRange(min=0), help="Print at most N diagnostics."),
+    click.option("--max-errors", type=click.IntRange(min=0), help="Print at most N diagnostics, then how many were left out [default: all]."),
     click.option("-v", "--verbose", count=True, help="Also report informational notes (e.g. why a runtime was selected)."),
     click.option("--max-file-size", type=click.IntRange(min=1), default=10 * 1024 * 1024, show_default=True, help="Refuse input files larger than this many bytes."),
 ]
@@ -108,7 +108,7 @@ def with_report_options(fn: F) -> F:
 EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # omerender.emit.KINDS, kept here so --help stays light
 gitops_options = [  # docs/integrations.md
     click.option("--emit", type=click.Choice(EMIT_KINDS), multiple=True, default=("rendered",), show_default=True, help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs (OME objects as given)."),
-    click.option("--search-path", multiple=True, type=click.Path(), help="Also read DIR to resolve parents and models; nothing found there is emitted (repeatable)."),
+    click.option("--search-path", multiple=True, type=click.Path(), help="Also read PATH (a file or folder) to resolve parents and models; nothing found there is emitted (repeatable)."),
     click.option("--check", is_flag=True, help="Write nothing: validate only, or with -o exit 1 when DIR differs from what would be written."),
     click.option("--fail-on-change", is_flag=True, help="With -o: write DIR, then exit 1 if that changed it (pre-commit's fixer convention)."),
     click.option("--kustomization", is_flag=True, help="With -o: also write a kustomization.yaml listing the files (for kustomize and Flux)."),
@@ -129,6 +129,7 @@ def main() -> None:
     """Resolve OME runtime inheritance offline and render what the OME controller would create.
 
     Exit codes: 0 success (warnings allowed), 1 findings, 2 usage error, 3 internal error.
+    diff has its own: see omerender diff --help.
     """
 
 

@@ -29,7 +29,8 @@ def _isvc_key(name: str, namespace: str) -> str:
 def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, show_origin: bool, lock_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
-    Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
+    ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
+    revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
     InferenceService sets on its components are listed under the runtime config they override.
     """
     from omerender.effective import describe, origin_rows, text
