@@ -141,3 +141,15 @@ def test_messages_come_from_jsonschema() -> None:
         kv.KubeIssue(("spec", "template", "spec", "containers", 0), "'name' is a required property"),
         kv.KubeIssue(("spec", "template", "spec", "containers", 0, "ports", 0, "containerPort"), "'http' is not of type 'integer'"),
     ]
+
+
+def test_results_do_not_change_once_a_kind_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Small builds use jsonschema alone; past COMPILE_AFTER objects of a kind fastjsonschema screens them.
+    deployment = next(o for o in _rendered() if o["kind"] == "Deployment")
+    broken = copy.deepcopy(deployment)
+    broken["spec"]["replicas"] = "three"
+    monkeypatch.setattr(kv, "_seen", {})
+    before = [kv.check(deployment, VERSION), kv.check(broken, VERSION)]
+    monkeypatch.setattr(kv, "COMPILE_AFTER", 0)
+    after = [kv.check(deployment, VERSION), kv.check(broken, VERSION)]
+    assert before == after and before[0] == [] and before[1] and before[1][0].path == ("spec", "replicas")
