@@ -80,12 +80,6 @@ def _refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | No
         raise click.UsageError("; ".join(problems))
 
 
-def _output_path(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    folder = meta.get("namespace") or "_cluster"
-    return f"{folder}/{str(obj.get('kind', '')).lower()}-{meta.get('name', '')}.yaml"
-
-
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 namespace_option = click.option(
     "-n", "--namespace", default="default", show_default=True, help="Namespace for namespaced objects that do not set one."
@@ -159,7 +153,7 @@ def build(paths: tuple[str, ...], namespace: str, output_dir: str | None, status
     out.validate(output_dir)
     kube = _kube_version(kube_version)
     if not allow_output_in_input:
-        _refuse_output_in_input(list(paths) + list(search_path), [("--output-dir", None if check else output_dir), ("--status-file", status_file)])
+        _refuse_output_in_input(list(paths) + list(search_path), [("--output-dir", None if check else output_dir), ("--status-file", status_file), ("--report-file", report_file)])
     result = run_build(list(paths) + list(search_path), BuildOptions(namespace=namespace, max_file_bytes=max_file_size, keep_last_good=keep_last_good, lock_file=lock_file, model_metadata=model_metadata, strict=strict, kube_version=kube), _stdin)
     selection = emitted(result, out)
     _report(result.diagnostics, report_format, report_file, max_errors, verbose)

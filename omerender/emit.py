@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from omerender.diagnostics import INFO, Diagnostic, Severity
+from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
 from omerender.inherit import INHERIT_FROM, Chain, is_profile
 from omerender.loader import Obj
 from omerender.universe import BM, CBM, CSR, ISVC, SR
@@ -39,10 +39,12 @@ Pair = tuple[Obj | None, dict[str, Any]]
 @dataclass
 class EmitOptions:
     kinds: tuple[str, ...] = (RENDERED,)
-    owned: Callable[[Obj], bool] = lambda obj: True  # False: found only to resolve (a search path)
+    owned: Callable[[Obj], bool] = lambda obj: True  # False: input found only to resolve, not emitted as given
+    renders: Callable[[Obj], bool] = lambda obj: True  # False: an InferenceService on a search path, not rendered
     keep_local_config: bool = False  # KRM: kpt would delete a Kptfile the function does not return
     flux_substitute_disabled: bool = False
     substitution_severity: Severity = INFO  # WARNING when the output is meant for Flux
+    replace_rendered: bool = False  # KRM: an input item named like a rendered object is its previous render
 
 
 @dataclass
@@ -191,7 +193,11 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             else:
                 ome.append((obj, obj.body, [obj]))
     if RENDERED in kinds:
-        ome.extend((None, body, _rendered_sources(result, body)) for body in result.objects)
+        for body in result.objects:
+            sources = _rendered_sources(result, body)
+            if sources and sources[0].kind == ISVC and not options.renders(sources[0]):
+                continue  # rendered for an InferenceService found only on a --search-path
+            ome.append((None, body, sources))
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
             body = _annotated(body)
@@ -200,7 +206,38 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if note is not None:
                 selection.diagnostics.append(note)
         selection.pairs.append((source, body))
+    _one_object_per_name(selection, options)
     return selection
+
+
+def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
+    """What the API server keys an object on: API group, kind, namespace and name."""
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    group = str(body.get("apiVersion", "")).rpartition("/")[0]
+    return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
+
+
+def _one_object_per_name(selection: Selection, options: EmitOptions) -> None:
+    """Two emitted objects with one identity would overwrite each other when applied: an error, or
+    under ``replace_rendered`` (a generator run again) the input copy of a rendered object is dropped."""
+    rendered = {identity(body) for source, body in selection.pairs if source is None}
+    seen: dict[tuple[str, str, str, str], Obj | None] = {}
+    kept: list[Pair] = []
+    for source, body in selection.pairs:
+        key = identity(body)
+        if source is not None and key in rendered and options.replace_rendered:
+            continue
+        if key in seen:
+            first, clash = seen[key], source or seen[key]
+            other = "an object omerender renders" if source is None or first is None else f"{first.path} (document {first.index + 1})"
+            if clash is not None:
+                where = clash if source is None else source
+                message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
+                selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
+            continue
+        seen[key] = source
+        kept.append((source, body))
+    selection.pairs = kept
 
 
 def output_path(body: dict[str, Any], namespace: str = "") -> str:

@@ -159,7 +159,7 @@ def process(
         documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
     objects, problems = objects_from_documents(documents, LoadOptions(namespace=config.namespace))
     result = build_objects(objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths))
-    selection = select(result, EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True))
+    selection = select(result, EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True))
     loaded = {o.path for o in objects}
     out_items: list[Any] = []
     if PASSTHROUGH in config.emit:  # items that are no object omerender knows keep their place in the package

@@ -55,6 +55,7 @@ def emitted(result: BuildResult, options: OutputOptions) -> Selection:
         EmitOptions(
             kinds=tuple(dict.fromkeys(options.emit)) or ("rendered",),
             owned=lambda obj: not in_search_path(obj),
+            renders=lambda obj: not in_search_path(obj),
             flux_substitute_disabled=options.flux_substitute_disabled,
             substitution_severity=WARNING if options.kustomization else INFO,
         ),

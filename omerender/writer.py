@@ -14,11 +14,18 @@ class WriteError(Exception):
     pass
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def write_file(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary sibling and a rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
@@ -38,6 +45,7 @@ def write_dir(directory: str, files: dict[str, str]) -> None:
     parent = target.parent if str(target.parent) else Path(".")
     parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; the folder gets the usual mode
     try:
         previous: set[str] = set()
         if target.is_dir():

@@ -97,3 +97,27 @@ def test_search_path_resolves_parents_without_emitting_them(tmp_path: Path) -> N
     assert ("InferenceService", "llama-demo", "llama-3-2-3b-instruct") in names
     assert ("Deployment", "llama-demo", "llama-3-2-3b-instruct-engine") in names
     assert not {k for k, _, _ in names} & {"ClusterServingRuntime", "ClusterBaseModel"}
+
+
+def test_inference_services_on_a_search_path_are_not_rendered(tmp_path: Path) -> None:
+    app, platform = tmp_path / "app", tmp_path / "platform"
+    app.mkdir()
+    platform.mkdir()
+    for name in ("profile.yaml", "runtime.yaml", "model.yaml"):
+        (app / name).write_text((FIXTURE / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (platform / "isvc.yaml").write_text((FIXTURE / "isvc.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    proc = omerender("build", str(app), "--search-path", str(platform))
+    assert proc.code == 0, proc
+    assert proc.out == ""
+
+
+def test_an_input_object_named_like_a_rendered_one_is_an_error(tmp_path: Path) -> None:
+    for name in ("profile.yaml", "runtime.yaml", "model.yaml", "isvc.yaml"):
+        (tmp_path / name).write_text((FIXTURE / name).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata:\n  name: llama-3-2-3b-instruct\n  namespace: llama-demo\n", encoding="utf-8")
+    proc = omerender("build", str(tmp_path), "--emit", "passthrough", "--emit", "rendered")
+    assert proc.code == 1 and proc.out == ""
+    assert proc.err == (
+        f"{tmp_path}/svc.yaml:4:9: error: Service llama-demo/llama-3-2-3b-instruct is emitted twice: "
+        "also an object omerender renders; applying both would keep only one\n"
+    )

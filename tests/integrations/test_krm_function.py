@@ -165,3 +165,14 @@ def test_standalone_kustomize_exec_krm_function(tmp_path: Path, reference_build:
     proc = run([kustomize, "build", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)])
     assert proc.code == 0, proc
     assert _rendered(objects(proc.out)) == _rendered(reference_build)
+
+
+def test_kpt_fn_eval_runs_again_on_its_own_output(tmp_path: Path, reference_build: list[dict[str, Any]]) -> None:
+    # The first run's rendered/ files come back as input items; the function regenerates them.
+    kpt = need("kpt")
+    pkg = _package(tmp_path)
+    assert run([kpt, "fn", "eval", str(pkg), "--exec", "omerender krm"]).code == 0
+    first = {p: p.read_text(encoding="utf-8") for p in sorted((pkg / "rendered").rglob("*.yaml"))}
+    proc = run([kpt, "fn", "eval", str(pkg), "--exec", "omerender krm"])
+    assert proc.code == 0, proc
+    assert {p: p.read_text(encoding="utf-8") for p in sorted((pkg / "rendered").rglob("*.yaml"))} == first

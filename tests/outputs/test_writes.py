@@ -152,3 +152,31 @@ def test_a_symlink_to_the_inputs_is_caught(run_cli, tmp_path: Path) -> None:
     os.symlink(inputs, tmp_path / "alias")
     result = run_cli("build", str(inputs), "-o", str(tmp_path / "alias" / "out"))
     assert result.exit_code == 2 and "is inside the input path" in result.stderr
+
+
+def test_written_files_and_folders_get_the_usual_modes(tmp_path) -> None:
+    import os
+    import stat
+
+    from omerender.writer import write_dir, write_file
+
+    old = os.umask(0o022)
+    try:
+        write_file(str(tmp_path / "status.json"), "{}\n")
+        write_dir(str(tmp_path / "out"), {"a/b.yaml": "x: 1\n"})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "status.json").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "out").stat().st_mode) == 0o755
+
+
+def test_a_report_file_inside_an_input_folder_is_refused(run_cli, tmp_path) -> None:
+    import shutil
+    from pathlib import Path
+
+    manifests = tmp_path / "manifests"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo", manifests)
+    result = run_cli("build", str(manifests), "--report-file", str(manifests / "report.yaml"))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--report-file" in result.stderr and "refusing to write there" in result.stderr
+    assert not (manifests / "report.yaml").exists()
