@@ -244,8 +244,13 @@ def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
         "paths": paths or (".",), "namespace": settings.namespace, "emit": settings.emit, "search_path": settings.search_paths,
         "fail_empty": not settings.allow_empty, "max_errors": settings.max_errors,
     }
-    if settings.kube_version and any(p.name == "kube_version" for p in build.params):
-        options["kube_version"] = settings.kube_version
+    if settings.kube_version:
+        from omerender.kube_validate import KubeVersionError, resolve_version
+
+        try:  # Argo CD always passes its cluster's version: an older one is checked with the oldest schemas
+            options["kube_version"] = resolve_version(settings.kube_version, clamp_older=True)
+        except KubeVersionError as exc:
+            raise click.UsageError(f"KUBE_VERSION: {exc}") from None
     ctx.invoke(build, **options)
 
 

@@ -48,6 +48,9 @@ class _Item:
     index: int | None
 
 
+CONFIG_KEYS = frozenset({"emit", "paths", "namespace", "outputDir", "output-dir"})
+
+
 def _listed(value: Any, name: str) -> tuple[str, ...]:
     if isinstance(value, str):
         return tuple(p.strip() for p in value.split(",") if p.strip())
@@ -63,6 +66,9 @@ def parse_config(function_config: Any) -> KrmConfig:
         raise KrmError("functionConfig must be an object")
     values = function_config.get("data") if function_config.get("kind") == "ConfigMap" else function_config.get("spec")
     values = values if isinstance(values, dict) else {}
+    unknown = sorted(set(values) - CONFIG_KEYS)
+    if unknown:
+        raise KrmError(f"functionConfig: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(CONFIG_KEYS))}")
     config = KrmConfig()
     emit = _listed(values["emit"], "emit") if "emit" in values else config.emit
     problem = kinds_problem(emit) or ("" if emit else "emit needs at least one value")

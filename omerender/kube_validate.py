@@ -52,11 +52,12 @@ def available_versions() -> list[str]:
     return sorted(found, key=lambda v: tuple(int(p) for p in v.split(".")))
 
 
-def resolve_version(given: str) -> str:
+def resolve_version(given: str, clamp_older: bool = False) -> str:
     """``1.33``, ``v1.33.4`` or ``1.33+`` -> ``1.33``; a release newer than any installed -> the newest.
 
     Schemas only grow between releases, so the newest installed is the closest match for a newer
-    cluster; an older release than any installed is an error.
+    cluster; an older release than any installed is an error, or with ``clamp_older`` (Argo CD, which
+    always passes its cluster's version) the oldest installed.
     """
     m = re.match(r"v?(\d+)\.(\d+)", given.strip())
     versions = available_versions()
@@ -71,6 +72,8 @@ def resolve_version(given: str) -> str:
     for number, version in numbered:
         if number == wanted:
             return version
+    if clamp_older and wanted < numbered[0][0]:
+        return numbered[0][1]
     raise KubeVersionError(f"no Kubernetes schemas for version {given!r}; installed: {', '.join(versions)}")
 
 

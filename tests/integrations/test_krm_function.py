@@ -176,3 +176,8 @@ def test_kpt_fn_eval_runs_again_on_its_own_output(tmp_path: Path, reference_buil
     proc = run([kpt, "fn", "eval", str(pkg), "--exec", "omerender krm"])
     assert proc.code == 0, proc
     assert {p: p.read_text(encoding="utf-8") for p in sorted((pkg / "rendered").rglob("*.yaml"))} == first
+
+
+def test_an_unknown_function_config_setting_is_refused() -> None:
+    with pytest.raises(KrmError, match="unknown setting\\(s\\) emitt"):
+        parse_config({"apiVersion": "v1", "kind": "ConfigMap", "data": {"emitt": "flattened"}})
