@@ -11,6 +11,32 @@ import click
 from omerender.cli import EXIT_FINDINGS, EXIT_USAGE, _guard, _report, _stdin, namespace_option, paths_argument, with_report_options
 
 lock_file_option = click.option("--lock-file", type=click.Path(dir_okay=False), help="The lock file [default: omerender.lock in the first PATH directory].")
+model_metadata_option = click.option(
+    "--model-metadata", type=click.Path(dir_okay=False), help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize) for models that lack them; as for build."
+)
+
+
+def search_path_option(extra: str = "") -> Any:
+    return click.option("--search-path", multiple=True, type=click.Path(), help="Also read PATH (a file or folder) to resolve parents and models; nothing found there is " + (extra or "emitted") + " (repeatable).")
+
+
+def _search_roots(search_path: tuple[str, ...]) -> Any:
+    """A predicate: the object was read from a --search-path (so it only resolves, as with build)."""
+    from omerender.emit import under
+
+    return under(list(search_path))
+
+
+def _within(path: str, roots: list[str]) -> str | None:
+    """The first of ``roots`` that is ``path`` or a folder holding it (both resolved), else None."""
+    import os
+
+    real = os.path.realpath(path)
+    for root in roots:
+        top = os.path.realpath(root)
+        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+            return root
+    return None
 
 
 def _isvc_key(name: str, namespace: str) -> str:
@@ -24,9 +50,11 @@ def _isvc_key(name: str, namespace: str) -> str:
 @click.option("-o", "--output", type=click.Choice(["text", "yaml", "json"]), default="text", show_default=True, help="yaml and json add the chain (root first) and the merged spec.")
 @click.option("--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field.")
 @lock_file_option
+@model_metadata_option
+@search_path_option("taken as ISVC")
 @with_report_options
 @_guard
-def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, show_origin: bool, lock_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, show_origin: bool, lock_file: str | None, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
     ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
@@ -34,18 +62,26 @@ def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, sh
     InferenceService sets on its components are listed under the runtime config they override.
     """
     from omerender.effective import describe, origin_rows, text
+    from omerender.lock import default_path
     from omerender.pipeline import BuildOptions, build
     from omerender.yamlio import dump_one
 
-    result = build(list(paths), BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file), _stdin)
+    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file or default_path(list(paths)), model_metadata=model_metadata)
+    result = build(list(paths) + list(search_path), options, _stdin)
     key = _isvc_key(isvc, namespace)
     record = result.lifecycle.records.get(key)
-    files = {result.lifecycle.path}
-    if record is not None:
+    searched = record is not None and _search_roots(search_path)(record.isvc)
+    files = {result.lifecycle.path, *((model_metadata,) if model_metadata else ())}
+    if record is not None and not searched:
         files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
+        model_ref = record.isvc.spec.get("model")
+        model = result.universe.model_named(str(model_ref.get("name")), record.isvc.namespace) if isinstance(model_ref, dict) else None
+        if model is not None:
+            files.add(model.path)
     _report([d for d in result.diagnostics if d.path in files], report_format, report_file, max_errors, verbose)
-    if record is None:
-        click.echo(f"omerender: InferenceService {key} not found (or not valid) in {' '.join(paths)}", err=True)
+    if record is None or searched:
+        where = f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"
+        click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)
         sys.exit(EXIT_FINDINGS)
     desc = describe(record, output != "text", show_origin)
     if output == "json":
@@ -65,23 +101,33 @@ def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, sh
 @click.option("--keep-last-good", is_flag=True, help="Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
 @lock_file_option
+@model_metadata_option
+@search_path_option("locked")
 @with_report_options
 @_guard
-def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str, ...], keep_last_good: bool, check: bool, lock_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str, ...], keep_last_good: bool, check: bool, lock_file: str | None, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
     """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
 
     autoSync: false InferenceServices keep their locked revision until --roll-forward names them;
     revisions a pin still needs are kept, others dropped. Nothing is written when the build has errors.
+    A snapshot edited by hand (or missing) is dropped and InferenceServices that follow their live
+    runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
+    file is restored), so that what it runs never changes silently.
     """
-    from omerender.lock import LastGood, dump, revision_of, runtime_key, updated
+    from omerender.lock import LastGood, default_path, dump, revision_of, runtime_key, updated
     from omerender.pipeline import BuildOptions, build
     from omerender.writer import write_file
 
     keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
-    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, keep_last_good=keep_last_good, roll_forward=keys)
-    result = build(list(paths), options, _stdin)
+    options = BuildOptions(
+        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file or default_path(list(paths)), keep_last_good=keep_last_good, roll_forward=keys, model_metadata=model_metadata
+    )
+    result = build(list(paths) + list(search_path), options, _stdin)
+    recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
+    result.diagnostics = [recoverable.get(d, d) for d in result.diagnostics]  # re-recording below fixes these
     _report(result.diagnostics, report_format, report_file, max_errors, verbose)
-    records = result.lifecycle.records
+    searched = _search_roots(search_path)
+    records = {k: r for k, r in result.lifecycle.records.items() if not searched(r.isvc)}
     for key in keys:
         if key not in records:
             raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
@@ -94,6 +140,8 @@ def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str
         sys.exit(EXIT_FINDINGS)
     resolved, broken = {}, set()
     for runtime in result.universe.all_runtimes():
+        if searched(runtime):
+            continue
         chain = result.chains[id(runtime)]
         if chain.ok and chain.spec is not None:
             resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
@@ -118,44 +166,94 @@ def _relabel(diagnostics: list[Any], scratch: str, label: str) -> list[Any]:
     return [dataclasses.replace(d, path=label + d.path[len(scratch) :].lstrip("/")) if d.path.startswith(scratch) else d for d in diagnostics]
 
 
+def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | None) -> tuple[list[str], list[str]]:
+    """The inputs of one side of a diff and the roots whose objects only resolve (not compared).
+
+    ``paths`` are the diffed paths of the working tree; ``against`` the same paths extracted at
+    GIT_REF (or None). A --search-path inside a diffed path is already read with it (at GIT_REF for
+    the old side); any other is read from the working tree, as given.
+    """
+    inputs = list(against if against is not None else paths)
+    roots: list[str] = []
+    for given in search_path:
+        holder = _within(given, paths)
+        if holder is None:
+            inputs.append(given)
+            roots.append(given)
+        elif against is None:
+            roots.append(given)
+        else:
+            import os
+
+            rel = os.path.relpath(os.path.realpath(given), os.path.realpath(holder))
+            roots.append(os.path.normpath(os.path.join(against[paths.index(holder)], rel)))
+    return inputs, roots
+
+
+def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
+    from omerender.lock import isvc_key
+
+    inside = _search_roots(tuple(roots))
+    return {isvc_key(i) for i in result.universe.isvcs.values() if inside(i)}
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW).")
 @namespace_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@model_metadata_option
+@click.option(
+    "--search-path",
+    multiple=True,
+    type=click.Path(),
+    help="Also read PATH (a file or folder) on both sides to resolve parents and models; InferenceServices found there are not compared (repeatable). "
+    "It is read from the working tree, also for the GIT_REF side of --against, unless it lies inside one of the diffed PATHS: "
+    "then each side reads it with that path (at GIT_REF for the old side).",
+)
 @with_report_options
 @_guard
-def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
     """Which runtimes' merged specs change between OLD and NEW, and which InferenceServices roll out.
 
     \b
     omerender diff OLD NEW
     omerender diff --against GIT_REF PATH...
     Exit 0: no change; 1: changes; 2: errors (a tree does not build, a bad git ref).
+
+    --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
+    from the working tree.
     """
     import tempfile
 
     from omerender.diffing import changed, compare, format_markdown, format_text
     from omerender.gitref import GitError, paths_at
+    from omerender.lock import default_path
     from omerender.pipeline import BuildOptions, build
 
-    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size)
+    def options(lock_file: str) -> BuildOptions:
+        return BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata)
+
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
         if git_ref is not None:
             try:
-                old_paths, new_paths = paths_at(list(paths), git_ref, scratch), list(paths)
+                extracted = paths_at(list(paths), git_ref, scratch)
             except GitError as exc:
                 click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
                 sys.exit(EXIT_USAGE)
+            (old_paths, old_roots), (new_paths, new_roots) = _sides(list(paths), search_path, extracted), _sides(list(paths), search_path, None)
+            old_lock, new_lock = default_path(extracted), default_path(list(paths))
         elif len(paths) != 2:
             raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
         else:
-            old_paths, new_paths = [paths[0]], [paths[1]]
-        old, new = build(old_paths, options, _stdin), build(new_paths, options, _stdin)
+            (old_paths, old_roots), (new_paths, new_roots) = _sides([paths[0]], search_path, None), _sides([paths[1]], search_path, None)
+            old_lock, new_lock = default_path([paths[0]]), default_path([paths[1]])
+        old, new = build(old_paths, options(old_lock), _stdin), build(new_paths, options(new_lock), _stdin)
+        hidden = _searched_isvcs(old, old_roots) | _searched_isvcs(new, new_roots)
         diagnostics = _relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
     _report(shown, report_format, report_file, max_errors, verbose)
-    report = compare(old, new)
+    report = compare(old, new, hidden)
     if fmt == "json":
         click.echo(json.dumps(report, indent=2, sort_keys=True))
     elif fmt == "markdown":

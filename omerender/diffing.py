@@ -143,7 +143,8 @@ def _runner_name(tree: Any, component: str = "engine") -> Any:
     return origin.untag(_at(tree, [origin.COMPONENT_CONFIG[component], "runner", "name"]))
 
 
-def compare(old: Any, new: Any) -> dict[str, Any]:
+def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """``hidden``: InferenceServices (namespace/name) left out, such as those found on a --search-path."""
     revs_old, revs_new = runtime_revisions(old), runtime_revisions(new)
     runtimes = [
         {"runtime": key, "old": revs_old.get(key), "new": revs_new.get(key)}
@@ -152,8 +153,8 @@ def compare(old: Any, new: Any) -> dict[str, Any]:
     ]
     rec_old, rec_new = old.lifecycle.records, new.lifecycle.records
     objs_old, objs_new = _objects_by_isvc(old), _objects_by_isvc(new)
-    isvcs_old = {isvc_key(i) for i in old.universe.isvcs.values()}
-    isvcs_new = {isvc_key(i) for i in new.universe.isvcs.values()}
+    isvcs_old = {isvc_key(i) for i in old.universe.isvcs.values()} - hidden
+    isvcs_new = {isvc_key(i) for i in new.universe.isvcs.values()} - hidden
     report: dict[str, Any] = {"runtimes": runtimes, "rollouts": [], "drifting": [], "created": sorted(isvcs_new - isvcs_old), "deleted": sorted(isvcs_old - isvcs_new), "broken": []}
     for key in sorted(isvcs_old & isvcs_new):
         before, after = rec_old.get(key), rec_new.get(key)

@@ -16,6 +16,23 @@ def _mode(record: Effective) -> str:
     return "follows-live" if record.sync == "live" else "pinned"
 
 
+def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[str, Any]]:
+    """``drifted`` (None when unknown) and the ``RuntimeDrifted`` condition.
+
+    Only a pinned InferenceService drifts. When its runtime's live merged spec does not resolve
+    (a broken chain, a runtime gone), whether it differs from the pinned revision is unknown.
+    """
+    condition: dict[str, Any] = {"type": "RuntimeDrifted"}
+    if record.drifted:
+        condition.update(status="True", reason="RevisionMismatch", message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision {record.live_revision}")
+        return True, condition
+    if record.sync != "live" and pinned_to is not None and record.live_revision is None:
+        condition.update(status="Unknown", reason="LiveRevisionUnknown", message=f"pinned to revision {pinned_to}; the live merged spec does not resolve, so it cannot be compared")
+        return None, condition
+    condition["status"] = "False"
+    return False, condition
+
+
 def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, Any]:
     """Plain data for one InferenceService; ``detail`` adds the chain (root first) and the merged spec."""
     isvc = record.isvc
@@ -28,9 +45,9 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     elif ref.get("name"):
         runtime["name"] = str(ref["name"])
     live = record.live
-    drifted = {"type": "RuntimeDrifted", "status": "True" if record.drifted else "False"}
-    if record.drifted:
-        drifted.update({"reason": "RevisionMismatch", "message": f"pinned to revision {record.revision}, live merged spec is revision {record.live_revision}"})
+    locked = record.locked.revision if record.locked is not None else None
+    pinned = str(ref["revision"]) if ref.get("revision") else None
+    drifted, condition = _drift(record, pinned or locked)
     out: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "EffectiveRuntime",
@@ -38,14 +55,14 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
         "runtime": runtime,
         "revision": record.revision,
         "liveRevision": record.live_revision,
-        "lockedRevision": record.locked.revision if record.locked is not None else None,
+        "lockedRevision": locked,
         "mode": _mode(record),
         "autoSync": ref.get("autoSync") is not False,
-        "pinnedRevision": str(ref["revision"]) if ref.get("revision") else None,
+        "pinnedRevision": pinned,
         "source": record.source,
-        "drifted": record.drifted,
+        "drifted": drifted,
         "chainResolved": bool(live is not None and live.ok),
-        "conditions": [drifted],
+        "conditions": [condition],
     }
     if live is not None and not live.ok:
         out["chainError"] = {"reason": live.reason, "message": live.message}
@@ -80,11 +97,17 @@ def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None
         sync = f"pinned to revision {desc['pinnedRevision']} (spec.runtime.revision)"
     else:
         sync = "pinned to its locked snapshot (autoSync: false)"
-    drift = "True (RevisionMismatch)" if desc["drifted"] else "False"
+    condition = next((c for c in desc["conditions"] if c["type"] == "RuntimeDrifted"), {"status": "False"})
+    drift = condition["status"] + (f" ({condition['reason']}: {condition['message']})" if condition.get("reason") else "")
+    if desc["revision"]:
+        revision = desc["revision"] + {"last-good": " (last good, from the lock)", "lock": " (the locked snapshot)"}.get(desc["source"], "")
+    else:
+        revision = "<none>: nothing renders"
     rows = [
         ("InferenceService", f"{desc['metadata']['namespace']}/{desc['metadata']['name']}"),
         ("Runtime", f"{kind} {name} ({'named' if runtime['selection'] == 'named' else 'chosen by OME'})"),
-        ("Revision", str(desc["revision"] or "<none>") + ("" if desc["source"] != "last-good" else " (last good, from the lock)")),
+        ("Revision", revision),
+        ("Locked revision", str(desc["lockedRevision"] or "<not locked>")),
         ("Live revision", str(desc["liveRevision"] or "<chain broken>")),
         ("Sync", sync),
         ("Drifted", drift),

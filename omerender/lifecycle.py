@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
 from omerender.inherit import RESOLVED, Chain
 from omerender.lock import LastGood, Lock, Pin, Revision, isvc_key, read, revision_of, runtime_key
 
@@ -113,6 +113,31 @@ class Lifecycle:
         record.locked = pin
         return pin.revision if pin is not None and (record.runtime is None or pin.runtime == record.runtime_key) else None
 
+    def _unusable(self, revision: str) -> bool:
+        return self.lock is not None and revision in self.lock.unusable
+
+    def _unusable_pin(self, record: Effective, key: str, wanted: str) -> Diagnostic:
+        """A pinned InferenceService whose locked snapshot cannot be used (edited by hand, or missing):
+        an error, located at the revision in the lock, rather than a silent move to the live spec."""
+        assert self.lock is not None
+        why = self.lock.unusable[wanted]
+        if record.sync == "snapshot":
+            keys: tuple[str, ...] = ("inferenceServices", key, "revision")
+            how = "autoSync: false"
+            fix = f"restore {self.lock_path}, or run `omerender lock --roll-forward {key}` to move it to the live merged spec"
+        else:
+            keys = ("revisions", wanted)
+            how = "spec.runtime.revision"
+            fix = f"restore {self.lock_path}, or set spec.runtime.revision to the live merged spec's revision (or remove it)"
+        line, col = self.lock.where(*keys)
+        record.drifted = record.live_revision is not None and record.live_revision != wanted
+        message = (
+            f"InferenceService {key} is pinned ({how}) to revision {wanted} of runtime {record.runtime.name if record.runtime is not None else '?'}, "
+            f"but {self.lock_path} cannot give it back ({why}); it is not rendered rather than moved to the live merged spec "
+            f"(revision {record.live_revision}) behind your back: {fix}"
+        )
+        return Diagnostic(self.lock_path, line, col, ERROR, message, PIN_ERROR, json_path(keys))
+
     def settle(self, result: Any, isvc: Any, body: dict[str, Any], found: tuple[Any, Chain] | None, mark: int) -> tuple[Any, Chain] | None:
         """Decide what ``isvc`` renders from; ``result.diagnostics[mark:]`` came from looking up its runtime."""
         key, ref = isvc_key(isvc), _runtime_ref(body)
@@ -133,6 +158,9 @@ class Lifecycle:
         if record.sync == "revision":
             wanted = str(ref["revision"])
             if wanted != record.live_revision and self._snapshot(record, wanted) is None:
+                if self._unusable(wanted):
+                    result.diagnostics.append(self._unusable_pin(record, key, wanted))
+                    return None
                 message = (
                     f"Runtime {runtime.name} revision {wanted} (spec.runtime.revision) is not recorded in {self.lock_path}; "
                     f"its live merged spec is revision {record.live_revision}"
@@ -148,6 +176,9 @@ class Lifecycle:
                 result.diagnostics.append(isvc.diag(WARNING, message, "spec", "runtime", code="runtime-not-locked"))
             else:
                 wanted = locked
+                if wanted != record.live_revision and self._unusable(wanted):
+                    result.diagnostics.append(self._unusable_pin(record, key, wanted))
+                    return None
         if wanted == record.live_revision:
             record.revision, record.spec, record.chain, record.source = wanted, chain.spec, tuple(chain.names), "live"
             if locked is not None and locked != wanted and record.sync == "live":

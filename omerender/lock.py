@@ -20,14 +20,15 @@ comments survive) in, text out.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from omerender.diagnostics import ERROR, Diagnostic
+from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.loader import Obj
 
 FILENAME = "omerender.lock"
@@ -82,6 +83,13 @@ class Lock:
     isvcs: dict[str, Pin] = field(default_factory=dict)
     runtimes: dict[str, LastGood] = field(default_factory=dict)
     revisions: dict[str, Revision] = field(default_factory=dict)
+    unusable: dict[str, str] = field(default_factory=dict)  # revision -> why its snapshot cannot be used
+    recoverable: dict[Diagnostic, Diagnostic] = field(default_factory=dict, compare=False, repr=False)  # error -> what `lock` reports
+    locate: Callable[..., tuple[int, int]] = field(default=lambda *keys: (1, 1), compare=False, repr=False)
+
+    def where(self, *keys: str) -> tuple[int, int]:
+        """Line and column of the deepest of ``keys`` (a path of mapping keys) found in the lock's text."""
+        return self.locate(*keys)
 
 
 def default_path(paths: list[str]) -> str:
@@ -122,36 +130,106 @@ def _chain(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
 
 
+class _Locator:
+    """Where keys are in the lock's text (1-based line and column), from a round-trip parse made on
+    first use: a lock without problems is never parsed twice."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.root: Any = None
+        self.loaded = False
+
+    def __call__(self, *keys: str) -> tuple[int, int]:
+        if not self.loaded:
+            from ruamel.yaml import YAML
+
+            self.loaded = True
+            try:
+                self.root = YAML().load(self.text)
+            except Exception:  # noqa: BLE001 - positions are a nicety; 1:1 when the text will not load
+                self.root = None
+        node, where = self.root, (1, 1)
+        for key in keys:
+            lc = getattr(node, "lc", None)
+            found = next((k for k in node if str(k) == key), None) if isinstance(node, dict) else None
+            if found is None or lc is None:
+                break
+            try:
+                line, col = lc.key(found)
+            except (KeyError, TypeError, AttributeError):
+                break
+            where, node = (line + 1, col + 1), node[found]
+        return where
+
+
 def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic]]:
+    """The lock in ``text`` and its problems, each located at the key it is about.
+
+    A snapshot that does not match its revision (or has no spec) is left out of ``revisions`` and its
+    revision put in ``unusable``; InferenceServices that name it keep their entry, so that what
+    follows (``lifecycle``) can tell one that follows its live runtime, which ``omerender lock``
+    simply re-records, from a pinned one, which it must not silently move. Problems that
+    ``omerender lock`` fixes by re-recording are also in ``recoverable``, mapped to the warning it
+    reports instead.
+    """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    def problem(message: str) -> Diagnostic:
-        return Diagnostic(path, 1, 1, ERROR, message, "lock-invalid")
+    locate = _Locator(text)
+
+    def problem(message: str, *keys: str, at: tuple[int, int] | None = None) -> Diagnostic:
+        line, col = at or locate(*keys)
+        return Diagnostic(path, line, col, ERROR, message, "lock-invalid", json_path(keys) if keys else "")
 
     try:
         data = _plain(YAML(typ="safe").load(text))
     except YAMLError as exc:
-        return None, [problem(f"lock file is not valid YAML: {' '.join(str(exc).split())}")]
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        at = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        return None, [problem(f"lock file is not valid YAML: {' '.join(str(exc).split())}", at=at)]
     if data is None:
         return Lock(path), []
     if not isinstance(data, dict) or data.get("kind") != KIND or data.get("apiVersion") != API_VERSION:
         return None, [problem(f"not an omerender lock file (want apiVersion {API_VERSION}, kind {KIND})")]
     lock, problems = Lock(path), []
-    for rev, entry in (data.get("revisions") or {}).items():
+    lock.locate = locate
+
+    def recoverable(diagnostic: Diagnostic, instead: str) -> None:
+        problems.append(diagnostic)
+        lock.recoverable[diagnostic] = dataclasses.replace(diagnostic, severity=WARNING, message=instead)
+
+    revisions = data.get("revisions")
+    for rev, entry in (revisions if isinstance(revisions, dict) else {}).items():
         if not isinstance(entry, dict) or not isinstance(entry.get("spec"), dict):
-            problems.append(problem(f"revision {rev} has no spec mapping"))
+            lock.unusable[rev] = "it has no spec mapping"
         elif revision_of(entry["spec"]) != rev:
-            problems.append(problem(f"revision {rev} does not match its snapshot (sha256 gives {revision_of(entry['spec'])}): edited by hand? Restore it or run `omerender lock`"))
+            lock.unusable[rev] = f"its snapshot does not match it: sha256 gives {revision_of(entry['spec'])}, edited by hand?"
         else:
             lock.revisions[rev] = Revision(str(entry.get("runtime", "")), _chain(entry.get("chain")), entry["spec"])
-    for key, entry in (data.get("inferenceServices") or {}).items():
-        if not isinstance(entry, dict) or entry.get("revision") not in lock.revisions:
-            problems.append(problem(f"InferenceService {key}: revision {entry.get('revision') if isinstance(entry, dict) else None} has no snapshot in revisions"))
             continue
+        recoverable(
+            problem(f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record what follows the live runtimes", "revisions", rev),
+            f"revision {rev}: {lock.unusable[rev]} `omerender lock` drops it and re-records the InferenceServices that follow their live runtime",
+        )
+    isvcs = data.get("inferenceServices")
+    for key, entry in (isvcs if isinstance(isvcs, dict) else {}).items():
+        if not isinstance(entry, dict) or not entry.get("revision"):
+            recoverable(
+                problem(f"InferenceService {key}: its entry names no revision; run `omerender lock` to re-record it", "inferenceServices", key, "revision"),
+                f"InferenceService {key}: its entry names no revision; `omerender lock` re-records it",
+            )
+            continue
+        rev = str(entry["revision"])
+        if rev not in lock.revisions and rev not in lock.unusable:
+            lock.unusable[rev] = "it has no snapshot in revisions"
+            recoverable(
+                problem(f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run `omerender lock` to re-record what follows the live runtimes", "inferenceServices", key, "revision"),
+                f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it if it follows its live runtime",
+            )
         sync = str(entry.get("sync", "live"))
-        lock.isvcs[key] = Pin(str(entry.get("runtime", "")), str(entry["revision"]), _chain(entry.get("chain")), sync if sync in SYNC_MODES else "live")
-    for key, entry in (data.get("runtimes") or {}).items():
+        lock.isvcs[key] = Pin(str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), sync if sync in SYNC_MODES else "live")
+    runtimes = data.get("runtimes")
+    for key, entry in (runtimes if isinstance(runtimes, dict) else {}).items():
         if isinstance(entry, dict):
             lock.runtimes[key] = LastGood(_chain(entry.get("chain")), str(entry.get("revision", "")))
     return lock, problems
@@ -172,7 +250,7 @@ def updated(
         if new is not None:
             lock.isvcs[key] = new[0]
             lock.revisions[new[0].revision] = new[1]
-        elif key in old.isvcs:
+        elif key in old.isvcs and old.isvcs[key].revision in old.revisions:
             pin = old.isvcs[key]
             lock.isvcs[key] = pin
             lock.revisions[pin.revision] = old.revisions[pin.revision]

@@ -106,3 +106,18 @@ def test_effective_on_a_broken_chain(run_cli, demo):
     assert data["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]  # the last good one
     kept = json.loads(run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json", "--lock-file", str(demo / "omerender.lock")).stdout)
     assert kept["lockedRevision"] == data["lockedRevision"]
+
+
+def test_effective_text_shows_the_locked_revision_and_unknown_drift_on_a_broken_chain(run_cli, demo):
+    set_sync(demo, auto_sync=False)
+    _locked_then_profile_deleted(run_cli, demo)
+    data = json.loads(run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json").stdout)
+    done = run_cli("effective", ISVC, "-n", NS, str(demo))
+    assert done.exit_code == 1
+    rows = dict(line.split(":", 1) for line in done.stdout.splitlines())
+    assert rows["Locked revision"].strip() == data["lockedRevision"]
+    assert data["lockedRevision"] in rows["Drifted"]
+    [condition] = data["conditions"]
+    assert (data["drifted"], condition["status"], condition["reason"]) == (None, "Unknown", "LiveRevisionUnknown")
+    assert rows["Drifted"].strip().startswith("Unknown (LiveRevisionUnknown")
+    assert rows["Revision"].strip().startswith("<none>")

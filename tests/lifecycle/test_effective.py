@@ -87,3 +87,16 @@ def test_runtime_chosen_by_ome_uses_its_own_spec(run_cli, demo):
     assert data["chain"] == ["sglang-llama-3-2-3b"]  # OME renders a chosen runtime without inheritance
     assert "image" not in data["spec"]["engineConfig"]["runner"]
     assert "(chosen by OME)" in run_cli("effective", ISVC, "-n", NS, str(demo)).stdout
+
+
+def test_text_shows_the_locked_revision_and_drift_like_json(run_cli, demo):
+    from lifecycle_helpers import NEW_IMAGE, edit
+
+    set_sync(demo, auto_sync=False)
+    assert run_cli("lock", str(demo)).exit_code == 0
+    edit(demo / "profile.yaml", OLD_IMAGE, NEW_IMAGE)
+    data = json.loads(run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json").stdout)
+    rows = dict(line.split(":", 1) for line in run_cli("effective", ISVC, "-n", NS, str(demo)).stdout.splitlines())
+    assert rows["Locked revision"].strip() == data["lockedRevision"] == data["revision"]
+    assert rows["Drifted"].strip().startswith("True (RevisionMismatch: pinned to revision " + data["lockedRevision"])
+    assert data["liveRevision"] in rows["Drifted"] and data["liveRevision"] in rows["Live revision"]
