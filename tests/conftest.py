@@ -49,3 +49,30 @@ def write_tree(tmp_path: Path):
         return base
 
     return write
+
+
+
+@pytest.fixture
+def run_golden(run_cli, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Run a golden case from ``cwd`` and compare with ``case/expected/{stdout,stderr,exit_code}``.
+
+    The case's ``args`` file holds one CLI argument per line (default ``build input``);
+    ``--update-golden`` rewrites the expected files first.
+    """
+
+    def run(case: Path, cwd: Path) -> Run:
+        args_file = case / "args"
+        lines = args_file.read_text(encoding="utf-8").split("\n") if args_file.exists() else ["build", "input"]
+        monkeypatch.chdir(cwd)
+        result = run_cli(*[a for a in lines if a])
+        actual = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": f"{result.exit_code}\n"}
+        expected = case / "expected"
+        if request.config.getoption("--update-golden"):
+            expected.mkdir(exist_ok=True)
+            for key, text in actual.items():
+                (expected / key).write_text(text, encoding="utf-8")
+        for key, text in actual.items():
+            assert (expected / key).read_text(encoding="utf-8") == text, f"{case.name}: {key} differs\n{result}"
+        return result
+
+    return run

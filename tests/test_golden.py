@@ -15,18 +15,5 @@ NAMES = sorted(p.name for p in CASES.iterdir() if (p / "input").is_dir()) if CAS
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_golden_case(name: str, run_cli, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    case = CASES / name
-    args_file = case / "args"
-    args = args_file.read_text(encoding="utf-8").split("\n") if args_file.exists() else ["build", "input"]
-    args = [a for a in args if a]
-    monkeypatch.chdir(case)
-    result = run_cli(*args)
-    expected = case / "expected"
-    actual = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": f"{result.exit_code}\n"}
-    if request.config.getoption("--update-golden"):
-        expected.mkdir(exist_ok=True)
-        for key, text in actual.items():
-            (expected / key).write_text(text, encoding="utf-8")
-    for key, text in actual.items():
-        assert (expected / key).read_text(encoding="utf-8") == text, f"{name}: {key} differs\n{result}"
+def test_golden_case(name: str, run_golden) -> None:
+    run_golden(CASES / name, CASES / name)

@@ -104,7 +104,7 @@ def test_every_generator_has_a_folder() -> None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_hostile_case(name: str, run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+def test_hostile_case(name: str, run_golden, tmp_path: Path) -> None:
     case = HERE / name
     work = tmp_path / name
     (work / "input").mkdir(parents=True)
@@ -112,18 +112,7 @@ def test_hostile_case(name: str, run_cli, tmp_path: Path, monkeypatch: pytest.Mo
         shutil.copytree(case / "input", work / "input", dirs_exist_ok=True)
     if name in GENERATORS:
         GENERATORS[name](work / "input")
-    args_file = case / "args"
-    args = [a for a in args_file.read_text(encoding="utf-8").split("\n") if a] if args_file.exists() else ["build", "input"]
-    monkeypatch.chdir(work)
-    result = run_cli(*args)
-    actual = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": f"{result.exit_code}\n"}
-    expected = case / "expected"
-    if request.config.getoption("--update-golden"):
-        expected.mkdir(exist_ok=True)
-        for key, text in actual.items():
-            (expected / key).write_text(text, encoding="utf-8")
-    for key, text in actual.items():
-        assert (expected / key).read_text(encoding="utf-8") == text, f"{name}: {key} differs\n{result}"
+    result = run_golden(case, work)
     assert "Traceback" not in result.stderr
     if result.exit_code:
         assert result.stdout == "", "nothing is printed when the build fails"
