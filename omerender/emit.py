@@ -165,6 +165,31 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
     return Diagnostic("<output>", 1, 1, severity, message, "flux-substitution")
 
 
+def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
+    """Whether an emitted object can hold ``${…}``: only if an input it comes from does.
+
+    Every string of a rendered object comes from its InferenceService, its runtime chain or a
+    model (the controller adds none with ``${``), so scanning those inputs once spares a walk of
+    every rendered object, the largest part of the output.
+    """
+    holds: dict[int, bool] = {}
+
+    def has(obj: Obj) -> bool:
+        if id(obj) not in holds:
+            holds[id(obj)] = any("${" in text for text in _strings(obj.body))
+        return holds[id(obj)]
+
+    models = [*result.universe.cluster_models.values(), *result.universe.models.values()]
+    any_model = any(has(m) for m in models)
+
+    def may(source: Obj | None, sources: list[Obj]) -> bool:
+        if source is not None:
+            return has(source) or any(has(s) for s in sources)
+        return any_model or not sources or any(has(s) for s in sources)
+
+    return may
+
+
 def _annotated(body: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(body)
     meta = out.setdefault("metadata", {})
@@ -198,10 +223,11 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if sources and sources[0].kind == ISVC and not options.renders(sources[0]):
                 continue  # rendered for an InferenceService found only on a --search-path
             ome.append((None, body, sources))
+    may_substitute = _substitution_sources(result)
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
             body = _annotated(body)
-        else:
+        elif may_substitute(source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
             if note is not None:
                 selection.diagnostics.append(note)

@@ -8,7 +8,6 @@ pointer; a present value (even ``""`` or ``{}``) is set. The accelerator-class s
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -50,16 +49,27 @@ def _formats(spec: dict) -> list[dict]:
 # --- CRD defaults, size bounds -------------------------------------------------------------
 
 def apply_format_defaults(spec: dict) -> dict:
-    """Return a deep copy of a runtime spec or model spec with the CRD defaults applied:
-    operator 'Equal' and weight 1 on modelFormat and modelFramework (for runtimes: inside every
-    supportedModelFormats[] entry; for models: spec.modelFormat / spec.modelFramework).
-    ``null`` counts as unset (the API server prunes nulls before defaulting)."""
-    out = copy.deepcopy(spec)
-    for target in [out, *_formats(out)]:
-        for selector in (_ptr(target, key) for key in _SELECTOR_KEYS):
-            for field, default in (("operator", "Equal"), ("weight", 1)):
-                if isinstance(selector, dict) and selector.get(field) is None:
-                    selector[field] = default
+    """A runtime spec or model spec with the CRD defaults applied: operator 'Equal' and weight 1 on
+    modelFormat and modelFramework (for runtimes: inside every supportedModelFormats[] entry; for
+    models: spec.modelFormat / spec.modelFramework). ``null`` counts as unset (the API server
+    prunes nulls before defaulting).
+
+    Only the containers on the way to a defaulted field are copied; the rest is shared with
+    ``spec``, so treat the result as read-only. This runs once per InferenceService and, during
+    auto-selection, once per candidate runtime."""
+    out = _defaulted(spec)
+    entries = _ptr(spec, "supportedModelFormats")
+    if isinstance(entries, list):
+        out["supportedModelFormats"] = [_defaulted(e) if isinstance(e, dict) else e for e in entries]
+    return out
+
+
+def _defaulted(target: dict) -> dict:
+    out = dict(target)
+    for key in _SELECTOR_KEYS:
+        selector = out.get(key)
+        if isinstance(selector, dict):
+            out[key] = {**selector, **{f: d for f, d in (("operator", "Equal"), ("weight", 1)) if selector.get(f) is None}}
     return out
 
 
