@@ -185,25 +185,13 @@ def status(paths: tuple[str, ...], namespace: str, output: str, lock_file: str |
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     """
-    from omerender.diagnostics import has_errors, sorted_unique
-    from omerender.inherit import resolve_all
-    from omerender.loader import LoadOptions, load
-    from omerender.status import status_failed, status_list, table
-    from omerender.universe import index
+    from omerender.pipeline import BuildOptions, status as run_status
+    from omerender.status import table
     from omerender.yamlio import dump_one
 
-    from omerender.validate import check_inputs
-
-    loaded = load(list(paths), LoadOptions(namespace=namespace, max_file_bytes=max_file_size), _stdin)
-    checked = check_inputs(loaded.objects, strict=strict)
-    universe, duplicates = index(checked.kept)
-    chains, problems = resolve_all(universe)
-    from omerender.lock import default_path, last_chains, read
-
-    lock, _, lock_problems = read(lock_file or default_path(list(paths)))
-    diagnostics = sorted_unique(loaded.diagnostics + checked.diagnostics + duplicates + problems + lock_problems)
+    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, strict=strict, kube_version=None)
+    listing, diagnostics, failed = run_status(list(paths), options, _stdin)
     _report(diagnostics, report_format, report_file, max_errors, verbose)
-    listing = status_list(universe, chains, last_chains(lock, universe.all_runtimes()))
     if output == "table":
         click.echo(table(listing), nl=False)
     elif output == "json":
@@ -212,7 +200,7 @@ def status(paths: tuple[str, ...], namespace: str, output: str, lock_file: str |
         click.echo(json.dumps(listing, indent=2, sort_keys=True))
     else:
         click.echo(dump_one(listing), nl=False)
-    if status_failed(universe, chains) or has_errors(diagnostics):
+    if failed:
         sys.exit(EXIT_FINDINGS)
 
 

@@ -185,8 +185,8 @@ def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = 
     return build_objects(loaded.objects, loaded.diagnostics, options, paths)
 
 
-def build_objects(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]) -> BuildResult:
-    """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
+def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions) -> BuildResult:
+    """Everything before rendering: the overlay, input validation, the index and every chain."""
     if options.model_metadata:
         from omerender.metadata import apply_overlay
 
@@ -197,6 +197,31 @@ def build_objects(objects: list[Obj], load_problems: list[Diagnostic], options: 
     result = BuildResult(universe, chains)
     result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)
     result.diagnostics.extend(quirks.runtime_lints(universe, chains))
+    return result
+
+
+def status(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> tuple[dict[str, Any], list[Diagnostic], bool]:
+    """Runtime status as a ``v1 List``, the diagnostics, and whether any runtime failed.
+
+    A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
+    """
+    from omerender.lock import default_path, last_chains, read
+    from omerender.status import status_failed, status_list
+
+    loaded = load(paths, LoadOptions(namespace=options.namespace, max_file_bytes=options.max_file_bytes), stdin)
+    result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
+    lock, _, lock_problems = read(options.lock_file or default_path(paths))
+    diagnostics = sorted_unique(result.diagnostics + lock_problems)
+    universe = result.universe
+    listing = status_list(universe, result.chains, last_chains(lock, universe.all_runtimes()))
+    failed = status_failed(universe, result.chains) or any(d.severity == ERROR for d in diagnostics)
+    return listing, diagnostics, failed
+
+
+def build_objects(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]) -> BuildResult:
+    """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
+    result = resolve_inputs(objects, load_problems, options)
+    universe = result.universe
     from omerender.lifecycle import Lifecycle
     from omerender.lock import default_path
 
