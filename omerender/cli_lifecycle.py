@@ -114,7 +114,8 @@ def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str
     runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
     file is restored), so that what it runs never changes silently.
     """
-    from omerender.lock import LastGood, default_path, dump, revision_of, runtime_key, updated
+    from omerender.lifecycle import relocked
+    from omerender.lock import default_path
     from omerender.pipeline import BuildOptions, build
     from omerender.writer import write_file
 
@@ -138,17 +139,7 @@ def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str
     if result.failed:
         click.echo(f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)", err=True)
         sys.exit(EXIT_FINDINGS)
-    resolved, broken = {}, set()
-    for runtime in result.universe.all_runtimes():
-        if searched(runtime):
-            continue
-        chain = result.chains[id(runtime)]
-        if chain.ok and chain.spec is not None:
-            resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
-        else:
-            broken.add(runtime_key(runtime))
-    new = updated(result.lifecycle.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
-    text = dump(new, result.lifecycle.lock_text)
+    text = relocked(result, records, searched)
     path = result.lifecycle.path
     if text == result.lifecycle.lock_text:
         click.echo(f"{path} is up to date", err=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
 from omerender.inherit import RESOLVED, Chain
-from omerender.lock import LastGood, Lock, Pin, Revision, isvc_key, read, revision_of, runtime_key
+from omerender.lock import LastGood, Lock, Pin, Revision, dump, isvc_key, read, revision_of, runtime_key, updated
 
 PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = "RuntimePinError", "RuntimeFetchError", "RuntimeValidationError", "RuntimeDrifted"
 
@@ -243,3 +243,21 @@ def _stand_in(isvc: Any, snapshot: Revision) -> Any:
     meta = {"name": rest[-1], **({"namespace": rest[0]} if len(rest) > 1 else {})}
     body = {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": snapshot.spec}
     return Obj(isvc.path, 0, body, None, rest[0] if len(rest) > 1 else "")
+
+
+def relocked(result: Any, records: dict[str, Effective], searched: Any) -> str:
+    """The lock file's text after this build: the pins of ``records``, the last chain of every
+    runtime that resolves (runtimes found only on a search path left out), earlier revisions kept
+    only while a pin needs them, and the existing text's comments kept."""
+    resolved: dict[str, LastGood] = {}
+    broken: set[str] = set()
+    for runtime in result.universe.all_runtimes():
+        if searched(runtime):
+            continue
+        chain = result.chains[id(runtime)]
+        if chain.ok and chain.spec is not None:
+            resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
+        else:
+            broken.add(runtime_key(runtime))
+    new = updated(result.lifecycle.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
+    return dump(new, result.lifecycle.lock_text)  # type: ignore[no-any-return]
