@@ -143,7 +143,7 @@ def main() -> None:
 @_guard
 def build(paths: tuple[str, ...], namespace: str, output_dir: str | None, status_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int, emit: tuple[str, ...] = ("rendered",), search_path: tuple[str, ...] = (), check: bool = False, fail_on_change: bool = False, kustomization: bool = False, flux_substitute_disabled: bool = False, fail_empty: bool = False, keep_last_good: bool = False, lock_file: str | None = None, model_metadata: str | None = None, strict: bool = False, kube_version: str | None = DEFAULT_KUBE_VERSION, allow_output_in_input: bool = False) -> None:
     """Render the objects the OME controller creates for every InferenceService in PATHS."""
-    from omerender.output import OutputOptions, emitted, finish
+    from omerender.cli_output import OutputOptions, emitted, finish
     from omerender.pipeline import BuildOptions, build as run_build
     from omerender.status import status_list
     from omerender.writer import write_file
