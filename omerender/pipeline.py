@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from omerender import admission, components, kube_validate, matcher, modes, quirks, rejections, render, validate
+from omerender.admission import defaults as admission
+from omerender.render import components
+from omerender.verify import kube_schema as kube_validate
+from omerender.selection import matcher
+from omerender.render import modes
+from omerender.verify import quirks
+from omerender.verify import rejections
+from omerender.render import pod as render
+from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
-from omerender.inherit import INHERIT_FROM, Chain, resolve_all
-from omerender.loader import LoadOptions, Obj, load
-from omerender.universe import SR, Universe, index
+from omerender.resolve.inherit import INHERIT_FROM, Chain, resolve_all
+from omerender.load.reader import LoadOptions, Obj, load
+from omerender.resolve.index import SR, Universe, index
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -188,7 +196,7 @@ def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = 
 def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions) -> BuildResult:
     """Everything before rendering: the overlay, input validation, the index and every chain."""
     if options.model_metadata:
-        from omerender.metadata import apply_overlay
+        from omerender.load.metadata import apply_overlay
 
         load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects)]
     checked = validate.check_inputs(objects, strict=options.strict)
@@ -205,8 +213,8 @@ def status(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] =
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     """
-    from omerender.lock import default_path, last_chains, read
-    from omerender.status import status_failed, status_list
+    from omerender.lifecycle.lock import default_path, last_chains, read
+    from omerender.resolve.status import status_failed, status_list
 
     loaded = load(paths, LoadOptions(namespace=options.namespace, max_file_bytes=options.max_file_bytes), stdin)
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
@@ -222,8 +230,8 @@ def build_objects(objects: list[Obj], load_problems: list[Diagnostic], options: 
     """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
     result = resolve_inputs(objects, load_problems, options)
     universe = result.universe
-    from omerender.lifecycle import Lifecycle
-    from omerender.lock import default_path
+    from omerender.lifecycle.settle import Lifecycle
+    from omerender.lifecycle.lock import default_path
 
     result.lifecycle = Lifecycle.load(options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward)
     result.lifecycle.start(result)

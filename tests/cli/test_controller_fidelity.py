@@ -11,8 +11,8 @@ from typing import Any
 
 from builders import FORMATS, MODEL, dump, isvc, objects, only, runtime
 
-from omerender.companions import KEDA_DEFAULT_QUERY, go_sprintf_name
-from omerender.modelconfig import go_json, models_json
+from omerender.render.companions import KEDA_DEFAULT_QUERY, go_sprintf_name
+from omerender.render.modelconfig import go_json, models_json
 
 RUNNER = {"name": "ome-container", "image": "engine:1", "command": ["serve"], "ports": [{"containerPort": 8080, "name": "http1"}]}
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from omerender import matcher
+from omerender.selection import matcher
 
 REPO = Path(__file__).resolve().parents[2]
 OME = REPO.parent / "shared" / "ome"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from omerender.loader import LoadOptions, load
-from omerender.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, measure, parse_documents
+from omerender.load.reader import LoadOptions, load
+from omerender.load.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, measure, parse_documents
 
 HERE = Path(__file__).parent
 BOMB = HERE / "alias-bomb" / "input" / "bomb.yaml"
@@ -112,7 +112,7 @@ def test_unreadable_file_is_a_located_error(run_cli, tmp_path: Path, monkeypatch
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr("omerender.loader.open", deny, raising=False)
+    monkeypatch.setattr("omerender.load.reader.open", deny, raising=False)
     monkeypatch.chdir(tmp_path)
     result = run_cli("build", ".")
     assert (result.exit_code, result.stdout) == (1, "")

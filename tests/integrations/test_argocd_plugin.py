@@ -14,7 +14,7 @@ import pytest
 import yaml
 from gitops_helpers import FIXTURE, REPO, Proc, by_identity, env_with_omerender, need, objects, run
 
-from omerender.argocd import DEFAULT_EMIT, DEFAULT_MAX_ERRORS, Settings, SettingsError, settings_from_env
+from omerender.gitops.argocd import DEFAULT_EMIT, DEFAULT_MAX_ERRORS, Settings, SettingsError, settings_from_env
 
 ARGOCD = REPO / "integrations" / "argocd"
 PLUGIN = ARGOCD / "plugin.yaml"

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from gitops_helpers import FIXTURE, REPO, by_identity, env_with_omerender, need, objects, omerender, run, without_tool_annotations
 
-from omerender.krm import KrmConfig, KrmError, parse_config, process
+from omerender.gitops.krm import KrmConfig, KrmError, parse_config, process
 
 PLUGIN_HOME = REPO / "integrations" / "kustomize" / "plugin"
 OME_KINDS = {"ClusterServingRuntime", "ServingRuntime", "InferenceService", "BaseModel", "ClusterBaseModel"}

@@ -7,7 +7,7 @@ import sys
 
 from gitops_helpers import run
 
-HEAVY = ("yaml", "ruamel", "jsonschema", "deepdiff", "omerender.pipeline", "omerender.loader", "omerender.kube_validate", "omerender.emit")
+HEAVY = ("yaml", "ruamel", "jsonschema", "deepdiff", "omerender.pipeline", "omerender.load.reader", "omerender.verify.kube_schema", "omerender.output.emit")
 
 
 def test_the_cli_module_imports_nothing_heavy() -> None:
@@ -36,6 +36,7 @@ def test_version_answers_without_importing_the_core() -> None:
 
 
 def test_the_cli_default_kube_version_is_kube_validates() -> None:
-    from omerender import cli, kube_validate
+    from omerender.cli import common as cli
+    from omerender.verify import kube_schema as kube_validate
 
     assert cli.DEFAULT_KUBE_VERSION == kube_validate.DEFAULT_KUBE_VERSION

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omerender import lock as lockfile
-from omerender import origin
-from omerender.merge import merge_chain
+from omerender.lifecycle import lock as lockfile
+from omerender.resolve import origin
+from omerender.resolve.merge import merge_chain
 
 scalars = st.one_of(st.sampled_from(["", "a", "b", "yes", "10", "1.0"]), st.integers(0, 3), st.booleans(), st.none())
 keyed_item = st.fixed_dictionaries({"name": st.sampled_from(["x", "y", "z"])}, optional={"value": scalars, "mountPath": st.sampled_from(["/a", "/b"])})

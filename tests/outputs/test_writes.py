@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omerender import writer
+from omerender.output import writer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 DEPLOYMENT = "llama-demo/deployment-llama-3-2-3b-instruct-engine.yaml"
@@ -158,7 +158,7 @@ def test_written_files_and_folders_get_the_usual_modes(tmp_path) -> None:
     import os
     import stat
 
-    from omerender.writer import write_dir, write_file
+    from omerender.output.writer import write_dir, write_file
 
     old = os.umask(0o022)
     try:

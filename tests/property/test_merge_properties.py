@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import runtime_spec
 
-from omerender.merge import is_unset, merge_chain
+from omerender.resolve.merge import is_unset, merge_chain
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
 

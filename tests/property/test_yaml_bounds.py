@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omerender.yamlio import MAX_DEPTH, measure, parse_documents
+from omerender.load.yamlio import MAX_DEPTH, measure, parse_documents
 
 
 @st.composite

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from omerender.matcher import (
+from omerender.selection.matcher import (
     NO_AUTOSELECT,
     NON_POSITIVE_SCORE,
     Candidate,

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from omerender.modelver import (
+from omerender.selection.versions import (
     Version,
     VersionError,
     compare,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omerender.modes import component_modes, engine_mode, isvc_mode
+from omerender.render.modes import component_modes, engine_mode, isvc_mode
 
 
 def test_engine_mode_order() -> None:

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from omerender.quantity import (
+from omerender.render.quantity import (
     ERR_FORMAT,
     ERR_NUMERIC,
     ERR_SUFFIX,

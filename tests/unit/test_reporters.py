@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import omerender
 from omerender.diagnostics import Diagnostic
-from omerender.reporters import FORMATS, escape_data, escape_property, render_report, sarif_uri
+from omerender.output.reporters import FORMATS, escape_data, escape_property, render_report, sarif_uri
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA_PATH = ROOT / "schemas" / "report.schema.json"

@@ -71,7 +71,7 @@ def test_invalid_object_names(run_cli, tree: Path) -> None:
 
 
 def test_rendered_output_is_checked_against_kubernetes(run_cli, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from omerender import components
+    from omerender.render import components
 
     real = components.render_all
 

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from omerender import kube_validate as kv
+from omerender.verify import kube_schema as kv
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = kv.DEFAULT_KUBE_VERSION

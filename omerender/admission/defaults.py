@@ -1,0 +1,130 @@
+"""What happens to objects before the controller sees them: CRD defaults and OME's admission webhooks."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.reader import Obj
+from omerender.resolve.merge import copy
+
+DEPLOYMENT_MODE = "ome.io/deploymentMode"
+ISVC_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+REPLICA_DEFAULTS = {"engine": (1, 3), "decoder": (1, 3), "router": (1, 2)}
+_CONTAINER_LISTS = ("containers", "initContainers")
+
+
+def _default_ports(container: Any) -> None:
+    if isinstance(container, dict):
+        for port in container.get("ports") or []:
+            if isinstance(port, dict):
+                port.setdefault("protocol", "TCP")
+
+
+def _default_pod_ports(pod: Any) -> None:
+    if not isinstance(pod, dict):
+        return
+    _default_ports(pod.get("runner"))
+    for field in _CONTAINER_LISTS:
+        for container in pod.get(field) or []:
+            _default_ports(container)
+    for part in ("leader", "worker"):
+        if isinstance(pod.get(part), dict):
+            _default_pod_ports(pod[part])
+
+
+def runtime_defaults(spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a runtime spec with the CRD's structural defaults (``protocol: TCP`` on ports)."""
+    out = copy(spec)
+    for field in ("engineConfig", "decoderConfig", "routerConfig"):
+        _default_pod_ports(out.get(field))
+    for container in out.get("containers") or []:
+        _default_ports(container)
+    return out
+
+
+def isvc_defaults(isvc: Obj) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The InferenceService as stored: CRD defaults, then the defaulting webhook."""
+    body = copy(isvc.body)
+    spec = body.setdefault("spec", {})
+    if not isinstance(spec, dict):
+        body["spec"] = spec = {}
+    problems: list[Diagnostic] = []
+    model = spec.get("model")
+    if isinstance(model, dict):
+        model.setdefault("kind", "ClusterBaseModel")
+        model.setdefault("apiGroup", "ome.io")
+    runtime = spec.get("runtime")
+    if isinstance(runtime, dict):
+        runtime.setdefault("kind", "ClusterServingRuntime")
+        runtime.setdefault("apiGroup", "ome.io")
+    for component in REPLICA_DEFAULTS:
+        _default_pod_ports(spec.get(component))
+    meta = body.setdefault("metadata", {})
+    annotations = meta.get("annotations") or {}
+    if DEPLOYMENT_MODE not in annotations:
+        engine, decoder = spec.get("engine"), spec.get("decoder")
+        if engine is not None and decoder is not None:
+            mode = "PDDisaggregated"
+        elif isinstance(engine, dict) and engine.get("leader") and engine.get("worker") and int((engine["worker"] or {}).get("size") or 0) > 0:
+            mode = "MultiNode"
+        else:
+            mode = "RawDeployment"
+        meta["annotations"] = {**annotations, DEPLOYMENT_MODE: mode}
+    for component, (low, high) in REPLICA_DEFAULTS.items():
+        part = spec.get(component)
+        if not isinstance(part, dict):
+            continue
+        if part.get("minReplicas") is None:
+            part["minReplicas"] = low
+        if not part.get("maxReplicas"):
+            part["maxReplicas"] = high
+    return body, problems
+
+
+def isvc_validation(isvc: Obj) -> list[Diagnostic]:
+    """The validating webhook's checks that need no other object."""
+    problems: list[Diagnostic] = []
+    if not ISVC_NAME.match(isvc.name):
+        problems.append(
+            isvc.diag(
+                ERROR,
+                f"invalid InferenceService name {isvc.name!r}, must match {ISVC_NAME.pattern!r}",
+                "metadata", "name",
+                code="invalid-name",
+            )
+        )
+    spec = isvc.spec
+    if spec.get("decoder") is not None and spec.get("engine") is None:
+        problems.append(isvc.diag(ERROR, "decoder cannot be specified without engine", "spec", "decoder", code="decoder-without-engine"))
+    return problems
+
+
+def replica_override_warnings(isvc: Obj, runtime_spec: dict[str, Any], runtime: Obj, chain: tuple[Obj, ...] = ()) -> list[Diagnostic]:
+    """OME's webhook fills min/max replicas on the InferenceService first, so a runtime's are never used.
+
+    Reported at the runtime in ``chain`` (root first) whose own spec sets the value, else at the
+    InferenceService. An explicit ``minReplicas: 0`` on the InferenceService is kept by the webhook.
+    """
+    problems: list[Diagnostic] = []
+    for component, (low, high) in REPLICA_DEFAULTS.items():
+        own = isvc.spec.get(component)
+        config = runtime_spec.get(f"{component}Config") or {}
+        if not isinstance(own, dict) or not isinstance(config, dict):
+            continue
+        for key, default in (("minReplicas", low), ("maxReplicas", high)):
+            unset = own.get(key) is None or (key == "maxReplicas" and own.get(key) == 0)
+            if key not in config or not unset or config[key] == default:
+                continue
+            message = (
+                f"runtime {runtime.name} sets {component}Config.{key}: {config[key]}, but OME's admission webhook "
+                f"defaults spec.{component}.{key} of InferenceService {isvc.name} to {default} first, which overrides it; "
+                "set it on the InferenceService"
+            )
+            setter = next((r for r in reversed(chain) if key in (r.spec.get(f"{component}Config") or {})), None)
+            if setter is not None:
+                problems.append(setter.diag(WARNING, message, "spec", f"{component}Config", key, code="replicas-overridden"))
+            else:
+                problems.append(isvc.diag(WARNING, message, "spec", component, code="replicas-overridden"))
+    return problems

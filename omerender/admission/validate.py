@@ -1,0 +1,122 @@
+"""Every OME input object checked the way the API server checks it before storing it.
+
+Three outcomes per object, matching what a cluster does with it:
+
+* a field its CRD does not know is pruned from the object (what the API server does with field
+  validation off) and reported as a warning, or as an error under ``strict``, naming the field;
+* a schema violation (wrong type, missing required field, duplicate list-map key) or an invalid
+  ``metadata.name``/``metadata.namespace`` is an error, and the object is left out of what
+  omerender resolves and renders, as the API server would never store it;
+* otherwise the object is kept as it is.
+
+Nothing here prints or raises on input; findings are located Diagnostics with the JSON path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+import yaml
+
+from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.reader import Obj
+from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.admission.schema import SchemaIssue, check
+
+UNKNOWN_FIELD = "unknown-field"
+SCHEMA = "schema"
+INVALID_NAME = "invalid-name"
+ISVC = "InferenceService"  # its name rule (DNS-1035) is admission's to check
+
+SUBDOMAIN_RULE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character, at most 253 characters"
+)
+LABEL_RULE = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character, at most 63 characters"
+)
+
+
+@dataclasses.dataclass
+class InputCheck:
+    kept: list[Obj]
+    diagnostics: list[Diagnostic]
+
+
+def key_position(node: Any, path: tuple[Any, ...]) -> tuple[int, int] | None:
+    """1-based position of the mapping key that ends ``path`` (where an unknown field is written)."""
+    current = node
+    for depth, key in enumerate(path):
+        found = None
+        if isinstance(current, yaml.MappingNode):
+            for key_node, value_node in current.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
+                    if depth == len(path) - 1:
+                        return (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                    found = value_node
+                    break
+        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(current.value):
+            found = current.value[key]
+        if found is None:
+            return None
+        current = found
+    return None
+
+
+def _prune(body: dict[str, Any], path: tuple[Any, ...]) -> None:
+    current: Any = body
+    for key in path[:-1]:
+        found = isinstance(current, dict) and key in current
+        if not found and not (isinstance(current, list) and isinstance(key, int) and 0 <= key < len(current)):
+            return
+        current = current[key]
+    if isinstance(current, dict):
+        current.pop(path[-1], None)
+
+
+def issue_diagnostic(obj: Obj, issue: SchemaIssue, strict: bool) -> Diagnostic:
+    if issue.unknown_field:
+        severity = ERROR if strict else WARNING
+        found = obj.diag(severity, f"{obj.kind} {obj.name}: {issue.message}", *issue.path, code=UNKNOWN_FIELD)
+        at = key_position(obj.node, issue.path)
+        return dataclasses.replace(found, line=at[0], col=at[1]) if at else found
+    return obj.diag(ERROR, f"{obj.kind} {obj.name}: {issue.message}", *issue.path, code=SCHEMA)
+
+
+def name_problems(obj: Obj) -> list[Diagnostic]:
+    meta = obj.body.get("metadata")
+    if not isinstance(meta, dict) or obj.kind == ISVC:
+        return []
+    problems = []
+    name = meta.get("name")
+    if isinstance(name, str) and name and not is_dns_subdomain(name):
+        message = f'{obj.kind} {name}: metadata.name: Invalid value: "{name}": {SUBDOMAIN_RULE}'
+        problems.append(obj.diag(ERROR, message, "metadata", "name", code=INVALID_NAME))
+    namespace = meta.get("namespace")
+    if isinstance(namespace, str) and namespace and not is_dns_label(namespace):
+        message = f'{obj.kind} {name}: metadata.namespace: Invalid value: "{namespace}": {LABEL_RULE}'
+        problems.append(obj.diag(ERROR, message, "metadata", "namespace", code=INVALID_NAME))
+    return problems
+
+
+def check_inputs(objects: Iterable[Obj], *, strict: bool = False) -> InputCheck:
+    """Validate every OME object; returns the objects the API server would store, and the findings."""
+    kept: list[Obj] = []
+    diagnostics: list[Diagnostic] = []
+    for obj in objects:
+        if not obj.is_ome:
+            kept.append(obj)
+            continue
+        issues = check(obj.body)
+        found = [issue_diagnostic(obj, issue, strict) for issue in issues] + name_problems(obj)
+        diagnostics.extend(found)
+        if any(d.severity == ERROR and d.code != UNKNOWN_FIELD for d in found):
+            continue
+        for issue in issues:
+            if issue.unknown_field and issue.path:
+                _prune(obj.body, issue.path)
+        kept.append(obj)
+    return InputCheck(kept, diagnostics)

@@ -1,0 +1,105 @@
+"""The GitOps entry points: the Argo CD plugin's ``argocd-generate`` and the KRM function ``krm``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from omerender.cli.common import (
+    DEFAULT_KUBE_VERSION,
+    EXIT_FINDINGS,
+    guard,
+    kube_version_option,
+    lock_file_option,
+    model_metadata_option,
+    namespace_option,
+    paths_argument,
+    refuse_output_in_input,
+    report,
+    search_path_option,
+    stdin,
+    strict_option,
+    with_gitops_options,
+    with_report_options,
+)
+
+from omerender.cli.build import build
+
+
+@click.command("argocd-generate")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.pass_context
+@guard
+def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
+    """Argo CD plugin generate: build PATHS (default .) with the settings Argo CD passes.
+
+    Reads ARGOCD_APP_PARAMETERS, ARGOCD_ENV_OMERENDER_*, ARGOCD_APP_NAMESPACE and KUBE_VERSION
+    (docs/integrations.md). Prints only objects, and fails rather than print nothing.
+    """
+    import os
+
+    from omerender.gitops.argocd import SettingsError, settings_from_env
+
+    try:
+        settings = settings_from_env(os.environ)
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
+    options: dict[str, Any] = {
+        "paths": paths or (".",), "namespace": settings.namespace, "emit": settings.emit, "search_path": settings.search_paths,
+        "fail_empty": not settings.allow_empty, "max_errors": settings.max_errors,
+    }
+    if settings.kube_version:
+        from omerender.verify.kube_schema import KubeVersionError, resolve_version
+
+        try:  # Argo CD always passes its cluster's version: an older one is checked with the oldest schemas
+            options["kube_version"] = resolve_version(settings.kube_version, clamp_older=True)
+        except KubeVersionError as exc:
+            raise click.UsageError(f"KUBE_VERSION: {exc}") from None
+    ctx.invoke(build, **options)
+
+
+@click.command()
+@click.argument("config", required=False, type=click.Path(exists=True, dir_okay=False))
+@guard
+def krm(config: str | None) -> None:
+    """KRM function: a ResourceList on stdin, one on stdout (kpt fn eval --exec, kustomize --enable-exec).
+
+    With CONFIG, act as a kustomize exec generator plugin: read the functionConfig from CONFIG and
+    print the emitted objects as a plain stream (docs/integrations.md).
+    """
+    from pathlib import Path
+
+    import yaml
+
+    from omerender.gitops.krm import KrmError, parse_config, process
+    from omerender.load.reader import LoadOptions, load
+    from omerender.load.yamlio import dump_one, dump_stream, parse_documents
+
+    try:
+        text = Path(config).read_text(encoding="utf-8") if config else stdin().decode("utf-8")
+        documents = [d.data for d in parse_documents(text)]
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise click.UsageError(f"cannot read {'CONFIG' if config else 'the ResourceList on stdin'}: {' '.join(str(exc).split())}") from None
+    first = documents[0] if documents else None
+    resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": first} if config else first
+    try:
+        settings = parse_config(resource_list.get("functionConfig") if isinstance(resource_list, dict) else None)
+        loaded = load(list(settings.paths), LoadOptions(namespace=settings.namespace)) if settings.paths else None
+        extra = (loaded.objects, loaded.diagnostics) if loaded else ([], [])
+        output, failed = process(resource_list, settings, extra, place_rendered=not config)
+    except KrmError as exc:
+        raise click.UsageError(str(exc)) from None
+    if not config:
+        click.echo(dump_one(output), nl=False)
+    else:
+        for result in output.get("results", []):
+            click.echo(f"{result.get('file', {}).get('path', '-')}: {result['severity']}: {result['message']}", err=True)
+        if not failed:
+            click.echo(dump_stream(output["items"]), nl=False)
+    if failed:
+        sys.exit(EXIT_FINDINGS)
+
+
+COMMANDS = (argocd_generate, krm)

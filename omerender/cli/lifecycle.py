@@ -1,0 +1,254 @@
+"""Commands about runtimes over time: ``effective``, ``lock`` and ``diff`` (registered on ``cli.main``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from omerender.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    guard,
+    lock_file_option,
+    model_metadata_option,
+    namespace_option,
+    paths_argument,
+    report,
+    search_path_option,
+    stdin,
+    with_report_options,
+)
+
+def _search_roots(search_path: tuple[str, ...]) -> Any:
+    """A predicate: the object was read from a --search-path (so it only resolves, as with build)."""
+    from omerender.output.emit import under
+
+    return under(list(search_path))
+
+
+def _within(path: str, roots: list[str]) -> str | None:
+    """The first of ``roots`` that is ``path`` or a folder holding it (both resolved), else None."""
+    import os
+
+    real = os.path.realpath(path)
+    for root in roots:
+        top = os.path.realpath(root)
+        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+            return root
+    return None
+
+
+def _isvc_key(name: str, namespace: str) -> str:
+    return name if "/" in name else f"{namespace}/{name}"
+
+
+@click.command()
+@click.argument("isvc", metavar="ISVC")
+@paths_argument
+@namespace_option
+@click.option("-o", "--output", type=click.Choice(["text", "yaml", "json"]), default="text", show_default=True, help="yaml and json add the chain (root first) and the merged spec.")
+@click.option("--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field.")
+@lock_file_option
+@model_metadata_option
+@search_path_option
+@with_report_options
+@guard
+def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, show_origin: bool, lock_file: str | None, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+    """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
+
+    ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
+    revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
+    InferenceService sets on its components are listed under the runtime config they override.
+    """
+    from omerender.lifecycle.effective import describe, origin_rows, text
+    from omerender.lifecycle.lock import default_path
+    from omerender.pipeline import BuildOptions, build
+    from omerender.load.yamlio import dump_one
+
+    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file or default_path(list(paths)), model_metadata=model_metadata)
+    result = build(list(paths) + list(search_path), options, stdin)
+    key = _isvc_key(isvc, namespace)
+    record = result.lifecycle.records.get(key)
+    searched = record is not None and _search_roots(search_path)(record.isvc)
+    files = {result.lifecycle.path, *((model_metadata,) if model_metadata else ())}
+    if record is not None and not searched:
+        files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
+        model_ref = record.isvc.spec.get("model")
+        model = result.universe.model_named(str(model_ref.get("name")), record.isvc.namespace) if isinstance(model_ref, dict) else None
+        if model is not None:
+            files.add(model.path)
+    report([d for d in result.diagnostics if d.path in files], report_format, report_file, max_errors, verbose)
+    if record is None or searched:
+        where = f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"
+        click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    desc = describe(record, output != "text", show_origin)
+    if output == "json":
+        click.echo(json.dumps(desc, indent=2))
+    elif output == "yaml":
+        click.echo(dump_one(desc), nl=False)
+    else:
+        click.echo(text(desc, origin_rows(record) if show_origin else None), nl=False)
+    if record.revision is None:
+        sys.exit(EXIT_FINDINGS)
+
+
+@click.command(name="lock")
+@paths_argument
+@namespace_option
+@click.option("--roll-forward", "roll_forward", multiple=True, metavar="ISVC", help="Move an autoSync: false InferenceService (name or namespace/name) to the live merged spec. Repeatable.")
+@click.option("--keep-last-good", is_flag=True, help="Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
+@lock_file_option
+@model_metadata_option
+@search_path_option
+@with_report_options
+@guard
+def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str, ...], keep_last_good: bool, check: bool, lock_file: str | None, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+    """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
+
+    autoSync: false InferenceServices keep their locked revision until --roll-forward names them;
+    revisions a pin still needs are kept, others dropped. Nothing is written when the build has errors.
+    A snapshot edited by hand (or missing) is dropped and InferenceServices that follow their live
+    runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
+    file is restored), so that what it runs never changes silently.
+    """
+    from omerender.lifecycle.settle import relocked
+    from omerender.lifecycle.lock import default_path
+    from omerender.pipeline import BuildOptions, build
+    from omerender.output.writer import write_file
+
+    keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
+    options = BuildOptions(
+        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file or default_path(list(paths)), keep_last_good=keep_last_good, roll_forward=keys, model_metadata=model_metadata
+    )
+    result = build(list(paths) + list(search_path), options, stdin)
+    recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
+    result.diagnostics = [recoverable.get(d, d) for d in result.diagnostics]  # re-recording below fixes these
+    report(result.diagnostics, report_format, report_file, max_errors, verbose)
+    searched = _search_roots(search_path)
+    records = {k: r for k, r in result.lifecycle.records.items() if not searched(r.isvc)}
+    for key in keys:
+        if key not in records:
+            raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
+        if records[key].sync == "revision":
+            raise click.UsageError(f"--roll-forward {key}: it is pinned by spec.runtime.revision; change that field instead")
+        if records[key].sync == "live":
+            click.echo(f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True)
+    if result.failed:
+        click.echo(f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)", err=True)
+        sys.exit(EXIT_FINDINGS)
+    text = relocked(result, records, searched)
+    path = result.lifecycle.path
+    if text == result.lifecycle.lock_text:
+        click.echo(f"{path} is up to date", err=True)
+        return
+    if check:
+        click.echo(f"omerender: {path} is not up to date; run `omerender lock`", err=True)
+        sys.exit(EXIT_FINDINGS)
+    write_file(path, text)
+    click.echo(f"wrote {path}", err=True)
+
+
+def _relabel(diagnostics: list[Any], scratch: str, label: str) -> list[Any]:
+    import dataclasses
+
+    return [dataclasses.replace(d, path=label + d.path[len(scratch) :].lstrip("/")) if d.path.startswith(scratch) else d for d in diagnostics]
+
+
+def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | None) -> tuple[list[str], list[str]]:
+    """The inputs of one side of a diff and the roots whose objects only resolve (not compared).
+
+    ``paths`` are the diffed paths of the working tree; ``against`` the same paths extracted at
+    GIT_REF (or None). A --search-path inside a diffed path is already read with it (at GIT_REF for
+    the old side); any other is read from the working tree, as given.
+    """
+    inputs = list(against if against is not None else paths)
+    roots: list[str] = []
+    for given in search_path:
+        holder = _within(given, paths)
+        if holder is None:
+            inputs.append(given)
+            roots.append(given)
+        elif against is None:
+            roots.append(given)
+        else:
+            import os
+
+            rel = os.path.relpath(os.path.realpath(given), os.path.realpath(holder))
+            roots.append(os.path.normpath(os.path.join(against[paths.index(holder)], rel)))
+    return inputs, roots
+
+
+def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
+    from omerender.lifecycle.lock import isvc_key
+
+    inside = _search_roots(tuple(roots))
+    return {isvc_key(i) for i in result.universe.isvcs.values() if inside(i)}
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW).")
+@namespace_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@model_metadata_option
+@search_path_option
+@with_report_options
+@guard
+def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+    """Which runtimes' merged specs change between OLD and NEW, and which InferenceServices roll out.
+
+    \b
+    omerender diff OLD NEW
+    omerender diff --against GIT_REF PATH...
+    Exit 0: no change; 1: changes; 2: errors (a tree does not build, a bad git ref).
+
+    --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
+    from the working tree.
+    """
+    import tempfile
+
+    from omerender.lifecycle.diff import changed, compare, format_markdown, format_text
+    from omerender.lifecycle.gitref import GitError, paths_at
+    from omerender.lifecycle.lock import default_path
+    from omerender.pipeline import BuildOptions, build
+
+    def options(lock_file: str) -> BuildOptions:
+        return BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata)
+
+    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
+        if git_ref is not None:
+            try:
+                extracted = paths_at(list(paths), git_ref, scratch)
+            except GitError as exc:
+                click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
+                sys.exit(EXIT_USAGE)
+            (old_paths, old_roots), (new_paths, new_roots) = _sides(list(paths), search_path, extracted), _sides(list(paths), search_path, None)
+            old_lock, new_lock = default_path(extracted), default_path(list(paths))
+        elif len(paths) != 2:
+            raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
+        else:
+            (old_paths, old_roots), (new_paths, new_roots) = _sides([paths[0]], search_path, None), _sides([paths[1]], search_path, None)
+            old_lock, new_lock = default_path([paths[0]]), default_path([paths[1]])
+        old, new = build(old_paths, options(old_lock), stdin), build(new_paths, options(new_lock), stdin)
+        hidden = _searched_isvcs(old, old_roots) | _searched_isvcs(new, new_roots)
+        diagnostics = _relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
+    shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
+    report(shown, report_format, report_file, max_errors, verbose)
+    comparison = compare(old, new, hidden)
+    if fmt == "json":
+        click.echo(json.dumps(comparison, indent=2, sort_keys=True))
+    elif fmt == "markdown":
+        click.echo(format_markdown(comparison), nl=False)
+    else:
+        click.echo(format_text(comparison), nl=False)
+    if old.failed or new.failed:
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_FINDINGS if changed(comparison) else 0)
+
+
+COMMANDS = (effective, lock_command, diff)

@@ -1,0 +1,108 @@
+"""CLI layer for what ``build`` emits and where: stdout, ``--output-dir``, ``--check``, ``--fail-on-change``.
+
+This module may print and exit (it is part of the CLI); the choices themselves live in ``emit``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from omerender.output.emit import Selection
+    from omerender.pipeline import BuildResult
+
+EXIT_FINDINGS = 1
+KUSTOMIZATION = "kustomization.yaml"
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    emit: tuple[str, ...] = ("rendered",)
+    search_paths: tuple[str, ...] = ()
+    check: bool = False
+    fail_on_change: bool = False
+    kustomization: bool = False
+    flux_substitute_disabled: bool = False
+    fail_empty: bool = False
+
+    def validate(self, output_dir: str | None) -> None:
+        """Raise click.UsageError (exit 2) for combinations that cannot work."""
+        from omerender.output.emit import kinds_problem
+
+        problem = kinds_problem(self.emit)
+        if problem:
+            raise click.UsageError(problem)
+        if self.kustomization and not output_dir:
+            raise click.UsageError("--kustomization needs --output-dir")
+        if self.fail_on_change and not output_dir:
+            raise click.UsageError("--fail-on-change needs --output-dir")
+        if self.check and self.fail_on_change:
+            raise click.UsageError("--check never writes; --fail-on-change writes: choose one")
+
+
+def emitted(result: BuildResult, options: OutputOptions) -> Selection:
+    """The objects to print; their diagnostics (Flux substitution) join ``result.diagnostics``."""
+    from omerender.diagnostics import INFO, WARNING, sorted_unique
+    from omerender.output.emit import EmitOptions, select, under
+
+    in_search_path = under(list(options.search_paths))
+    selection = select(
+        result,
+        EmitOptions(
+            kinds=tuple(dict.fromkeys(options.emit)) or ("rendered",),
+            owned=lambda obj: not in_search_path(obj),
+            renders=lambda obj: not in_search_path(obj),
+            flux_substitute_disabled=options.flux_substitute_disabled,
+            substitution_severity=WARNING if options.kustomization else INFO,
+        ),
+    )
+    result.diagnostics = sorted_unique(result.diagnostics + selection.diagnostics)
+    return selection
+
+
+def _fail_if_empty(selection: Selection, result: BuildResult, options: OutputOptions) -> None:
+    if not options.fail_empty or selection.pairs:
+        return
+    ome = sum(1 for _ in result.universe.all_runtimes()) + len(result.universe.isvcs)
+    held = f"the inputs hold {ome} OME runtimes and InferenceServices but " if ome else ""
+    click.echo(
+        f"omerender: error: {held}nothing was emitted (--emit {','.join(options.emit)}); an empty manifest would make "
+        "Argo CD prune the application (allow it with --no-fail-empty, or the allow-empty parameter)",
+        err=True,
+    )
+    sys.exit(EXIT_FINDINGS)
+
+
+def finish(selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions) -> None:
+    """Print or write the selection, or compare it with ``output_dir``; exits 1 on a difference."""
+    from omerender.output.emit import kustomization, output_path
+    from omerender.load.yamlio import dump_one, dump_stream
+
+    _fail_if_empty(selection, result, options)
+    if not output_dir:
+        if not options.check:
+            click.echo(dump_stream(selection.objects), nl=False)
+        return
+    files = {output_path(body, source.namespace if source else ""): dump_one(body) for source, body in selection.pairs}
+    if options.kustomization:
+        files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
+    from omerender.output.outdir import changed_files
+
+    changed = changed_files(output_dir, files) if options.check or options.fail_on_change else []
+    if not options.check:
+        from omerender.output.writer import write_dir
+
+        write_dir(output_dir, files)
+    if changed:
+        if options.check:
+            head = f"{output_dir} is out of date: {len(changed)} file(s) differ; run omerender build -o {output_dir} to regenerate it"
+        else:
+            head = f"{output_dir} was regenerated: {len(changed)} file(s) changed; review and commit them"
+        click.echo(f"omerender: {head}", err=True)
+        for rel in changed[:20]:
+            click.echo(f"  {rel}", err=True)
+        sys.exit(EXIT_FINDINGS)

@@ -1,0 +1,190 @@
+"""omerender as a KRM function: a ``ResourceList`` (config.kubernetes.io/v1) in, one out.
+
+Pure: dicts in, a dict out; the CLI reads stdin, loads ``paths`` from disk and prints. Items keep
+their ``internal.config.kubernetes.io/path|index`` annotations (the legacy
+``config.kubernetes.io/path|index`` are read too). The function's output replaces the package in
+``kpt fn eval``, so the default emits the inputs, the passthrough objects (Kptfile included) and
+the rendered objects; rendered objects get a path under ``outputDir``.
+
+functionConfig: a ConfigMap (``data``) or any object with a ``spec``; keys ``emit`` (list or
+comma-separated), ``namespace``, ``paths`` (files or folders read from disk as well: a kustomize
+generator receives no items) and ``outputDir``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from omerender.diagnostics import ERROR, INFO, Diagnostic
+from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
+from omerender.load.reader import LoadOptions, Obj
+from omerender.load.memory import objects_from_documents
+from omerender.pipeline import BuildOptions, build_objects
+
+API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
+PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"
+LEGACY_PATH, LEGACY_INDEX = "config.kubernetes.io/path", "config.kubernetes.io/index"
+_TOOL_ANNOTATIONS = ("internal.config.kubernetes.io/", LEGACY_PATH, LEGACY_INDEX, "config.k8s.io/id", "kustomize.config.k8s.io/id")
+
+
+class KrmError(ValueError):
+    """The ResourceList or functionConfig cannot be used."""
+
+
+@dataclass(frozen=True)
+class KrmConfig:
+    emit: tuple[str, ...] = (PASSTHROUGH, INPUTS, RENDERED)
+    namespace: str = "default"
+    paths: tuple[str, ...] = ()
+    output_dir: str = "rendered"
+
+
+@dataclass(frozen=True)
+class _Item:
+    item: dict[str, Any]
+    path: str | None
+    index: int | None
+
+
+CONFIG_KEYS = frozenset({"emit", "paths", "namespace", "outputDir", "output-dir"})
+
+
+def _listed(value: Any, name: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(p.strip() for p in value.split(",") if p.strip())
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise KrmError(f"functionConfig {name}: expected a list of strings or a comma-separated string")
+
+
+def parse_config(function_config: Any) -> KrmConfig:
+    if function_config is None:
+        return KrmConfig()
+    if not isinstance(function_config, dict):
+        raise KrmError("functionConfig must be an object")
+    values = function_config.get("data") if function_config.get("kind") == "ConfigMap" else function_config.get("spec")
+    values = values if isinstance(values, dict) else {}
+    unknown = sorted(set(values) - CONFIG_KEYS)
+    if unknown:
+        raise KrmError(f"functionConfig: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(CONFIG_KEYS))}")
+    config = KrmConfig()
+    emit = _listed(values["emit"], "emit") if "emit" in values else config.emit
+    problem = kinds_problem(emit) or ("" if emit else "emit needs at least one value")
+    if problem:
+        raise KrmError(f"functionConfig: {problem}")
+    paths = _listed(values["paths"], "paths") if "paths" in values else ()
+    namespace = str(values.get("namespace") or config.namespace)
+    output_dir = str(values.get("outputDir") or values.get("output-dir") or config.output_dir).strip("/")
+    return KrmConfig(tuple(dict.fromkeys(emit)), namespace, paths, output_dir)
+
+
+def _annotations(item: dict[str, Any]) -> dict[str, Any]:
+    meta = item.get("metadata")
+    found = meta.get("annotations") if isinstance(meta, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _locate(item: dict[str, Any]) -> tuple[str | None, int | None]:
+    annotations = _annotations(item)
+    path = annotations.get(PATH, annotations.get(LEGACY_PATH))
+    index = annotations.get(INDEX, annotations.get(LEGACY_INDEX))
+    try:
+        number = int(index) if index is not None else None
+    except (TypeError, ValueError):
+        number = None
+    return (str(path) if path is not None else None), number
+
+
+def _working_copy(item: dict[str, Any]) -> dict[str, Any]:
+    """The item without the tools' bookkeeping annotations, so they never reach rendered objects."""
+    body = copy.deepcopy(item)
+    annotations = _annotations(body)
+    for key in [k for k in annotations if str(k).startswith(_TOOL_ANNOTATIONS)]:
+        del annotations[key]
+    if "annotations" in (body.get("metadata") or {}) and not annotations:
+        del body["metadata"]["annotations"]
+    return body
+
+
+def _restore(body: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in _annotations(item).items() if str(k).startswith(_TOOL_ANNOTATIONS)}
+    if kept:
+        meta = body.setdefault("metadata", {})
+        meta["annotations"] = {**(meta.get("annotations") or {}), **kept}
+    return body
+
+
+def _placed(body: dict[str, Any], output_dir: str) -> dict[str, Any]:
+    out = copy.deepcopy(body)
+    meta = out.setdefault("metadata", {})
+    where = f"{output_dir}/{output_path(out)}" if output_dir else output_path(out)
+    meta["annotations"] = {**(meta.get("annotations") or {}), PATH: where, INDEX: "0"}
+    return out
+
+
+def _result(diagnostic: Diagnostic, items: dict[str, _Item]) -> dict[str, Any]:
+    result: dict[str, Any] = {"message": diagnostic.message, "severity": diagnostic.severity}
+    if diagnostic.code:
+        result["tags"] = {"code": diagnostic.code}
+    found = items.get(diagnostic.path)
+    if found is None:
+        result["file"] = {"path": diagnostic.path}
+    else:
+        if found.path is not None:
+            result["file"] = {"path": found.path, **({"index": found.index} if found.index is not None else {})}
+        given = found.item.get("metadata")
+        meta: dict[str, Any] = given if isinstance(given, dict) else {}
+        ref = {"apiVersion": found.item.get("apiVersion"), "kind": found.item.get("kind"), "name": meta.get("name"), "namespace": meta.get("namespace")}
+        result["resourceRef"] = {k: v for k, v in ref.items() if v}
+    if diagnostic.json_path and diagnostic.json_path != "$":
+        result["field"] = {"path": diagnostic.json_path.removeprefix("$").removeprefix(".")}
+    return result
+
+
+def process(
+    resource_list: Any,
+    config: KrmConfig,
+    extra: tuple[list[Obj], list[Diagnostic]] = ([], []),
+    place_rendered: bool = True,
+) -> tuple[dict[str, Any], bool]:
+    """The output ResourceList, and whether it holds an error result."""
+    if not isinstance(resource_list, dict) or resource_list.get("kind") != "ResourceList":
+        raise KrmError("input is not a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)")
+    raw_items = resource_list.get("items") or []
+    if not isinstance(raw_items, list):
+        raise KrmError("ResourceList items must be a list")
+    items: dict[str, _Item] = {}
+    documents: list[tuple[str, Any]] = []
+    for n, item in enumerate(raw_items):
+        path, index = _locate(item) if isinstance(item, dict) else (None, None)
+        key = f"{path}#{index if index is not None else 0}" if path is not None else f"<item {n}>"
+        key = key if key not in items else f"{key} (item {n})"
+        items[key] = _Item(item if isinstance(item, dict) else {}, path, index)
+        documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
+    objects, problems = objects_from_documents(documents, LoadOptions(namespace=config.namespace))
+    result = build_objects(objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths))
+    selection = select(result, EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True))
+    loaded = {o.path for o in objects}
+    out_items: list[Any] = []
+    if PASSTHROUGH in config.emit:  # items that are no object omerender knows keep their place in the package
+        out_items.extend(raw_items[n] for n, key in enumerate(items) if key not in loaded)
+    for source, body in selection.pairs:
+        if source is None:
+            out_items.append(_placed(body, config.output_dir) if place_rendered else body)
+        elif body is source.body:
+            out_items.append(items[source.path].item)
+        else:
+            out_items.append(_restore(copy.deepcopy(body), items[source.path].item))
+    diagnostics = [d for d in result.diagnostics + selection.diagnostics if d.severity != INFO]
+    output: dict[str, Any] = {
+        "apiVersion": resource_list.get("apiVersion") if resource_list.get("apiVersion") in API_VERSIONS else API_VERSIONS[0],
+        "kind": "ResourceList",
+        "items": out_items,
+    }
+    if "functionConfig" in resource_list:
+        output["functionConfig"] = resource_list["functionConfig"]
+    if diagnostics:
+        output["results"] = [_result(d, items) for d in diagnostics]
+    return output, any(d.severity == ERROR for d in diagnostics)

@@ -1,0 +1,35 @@
+"""Objects from documents already in memory (a KRM ResourceList's items) instead of files.
+
+Each document is written out and parsed back, so it gets a node tree like a file's and the rest of
+omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller wants
+diagnostics to carry; the same checks as for files apply (kind, apiVersion, name, namespace).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from omerender.diagnostics import ERROR, Diagnostic
+from omerender.load.reader import LoadOptions, Obj, to_object
+from omerender.load.yamlio import dump_one, parse_documents
+
+
+def objects_from_documents(documents: Sequence[tuple[str, Any]], options: LoadOptions) -> tuple[list[Obj], list[Diagnostic]]:
+    """One Obj per ``(path, document)``; documents that cannot be objects become diagnostics."""
+    objects: list[Obj] = []
+    problems: list[Diagnostic] = []
+    for path, document in documents:
+        if not isinstance(document, dict):
+            problems.append(Diagnostic(path, 1, 1, ERROR, "item is not a mapping", "not-a-mapping"))
+            continue
+        parsed = next(iter(parse_documents(dump_one(document))), None)
+        if parsed is None:
+            problems.append(Diagnostic(path, 1, 1, ERROR, "item is empty", "not-a-mapping"))
+            continue
+        obj, problem = to_object(path, parsed, options)
+        if problem is not None:
+            problems.append(problem)
+        if obj is not None:
+            objects.append(obj)
+    return objects, problems

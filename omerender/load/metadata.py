@@ -1,0 +1,143 @@
+"""Model metadata overlay: what OME's model agent fills in a cluster, supplied offline from a file.
+
+After downloading a model, OME's basemodel controller fills missing ``modelFormat``,
+``modelFramework``, ``modelArchitecture``, ``quantization`` and ``modelParameterSize`` from the
+model's config (ome-rendering §1.5, ome-selection §1.2). Shipped ClusterBaseModels carry none of
+them, so without them no runtime can be matched offline. The overlay file::
+
+    models:
+      llama-3-2-1b-instruct:            # a ClusterBaseModel, or a BaseModel of that name in any namespace
+        modelFormat: {name: safetensors, version: "1.0.0"}
+        modelFramework: {name: transformers, version: "4.45.0.dev0"}
+        modelArchitecture: LlamaForCausalLM
+        modelParameterSize: 1.24B
+      team-a/my-model:                  # only the BaseModel my-model in namespace team-a
+        quantization: fp8
+
+Each field is applied only to models that lack it; a model's own value wins.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import yaml
+
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.load.reader import Obj
+from omerender.resolve.merge import copy
+from omerender.load.yamlio import ParsedDocument, parse_documents, position
+
+FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
+SELECTOR_FIELDS = ("name", "version", "operator", "weight")
+MODEL_KINDS = ("ClusterBaseModel", "BaseModel")
+MAX_BYTES = 10 * 1024 * 1024
+CODE = "model-metadata"
+
+
+class _Reader:
+    def __init__(self, path: str, doc: ParsedDocument) -> None:
+        self.path = path
+        self.node = doc.node
+        self.problems: list[Diagnostic] = []
+
+    def error(self, message: str, *keys: Any) -> None:
+        line, col = position(self.node, keys)
+        self.problems.append(Diagnostic(self.path, line, col, ERROR, message, CODE))
+
+    def selector(self, name: str, field: str, value: Any) -> bool:
+        if not isinstance(value, dict):
+            self.error(f"{name}: {field} must be a mapping with name and version", "models", name, field)
+            return False
+        ok = True
+        for key, item in value.items():
+            if key not in SELECTOR_FIELDS:
+                self.error(f"{name}: {field}.{key} is not a field of {field} (allowed: {', '.join(SELECTOR_FIELDS)})", "models", name, field, key)
+                ok = False
+            elif key == "weight" and (not isinstance(item, int) or isinstance(item, bool)):
+                self.error(f"{name}: {field}.weight must be an integer", "models", name, field, key)
+                ok = False
+            elif key != "weight" and not isinstance(item, str):
+                self.error(f"{name}: {field}.{key} must be a string (quote versions such as \"1.0\")", "models", name, field, key)
+                ok = False
+        if not value.get("name"):
+            self.error(f"{name}: {field}.name is required", "models", name, field)
+            ok = False
+        return ok
+
+    def entry(self, name: Any, fields: Any) -> dict[str, Any] | None:
+        if not isinstance(name, str) or not isinstance(fields, dict):
+            self.error(f"models.{name}: each entry maps a model name to a mapping of fields", "models", name)
+            return None
+        good: dict[str, Any] = {}
+        for field, value in fields.items():
+            if field not in FIELDS:
+                self.error(f"{name}: {field} is not a field the model agent fills (allowed: {', '.join(FIELDS)})", "models", name, field)
+            elif field in ("modelFormat", "modelFramework"):
+                if self.selector(name, field, value):
+                    good[field] = value
+            elif not isinstance(value, str) or not value:
+                self.error(f"{name}: {field} must be a non-empty string (quote numbers)", "models", name, field)
+            else:
+                good[field] = value
+        return good
+
+
+def read_overlay(path: str) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, int]]], list[Diagnostic]]:
+    """Entries by key (``name`` or ``namespace/name``) with their position, and the problems found."""
+    try:
+        if os.path.getsize(path) > MAX_BYTES:
+            return {}, [Diagnostic(path, 1, 1, ERROR, f"model metadata file is over the {MAX_BYTES}-byte cap", CODE)]
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
+        return {}, [Diagnostic(path, 1, 1, ERROR, f"cannot read model metadata file: {reason}", CODE)]
+    try:
+        docs = list(parse_documents(text))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        return {}, [Diagnostic(path, line, col, ERROR, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}", CODE)]
+    if len(docs) != 1 or not isinstance(docs[0].data, dict) or not isinstance(docs[0].data.get("models"), dict):
+        return {}, [Diagnostic(path, 1, 1, ERROR, "model metadata file must be one YAML document with a 'models' mapping", CODE)]
+    reader = _Reader(path, docs[0])
+    for key in docs[0].data:
+        if key != "models":
+            reader.error(f"unknown top-level key {key!r} (only 'models')", key)
+    entries: dict[str, tuple[dict[str, Any], tuple[int, int]]] = {}
+    for name, fields in docs[0].data["models"].items():
+        good = reader.entry(name, fields)
+        if good is not None:
+            entries[name] = (good, position(docs[0].node, ("models", name)))
+    return entries, reader.problems
+
+
+def apply_overlay(path: str, objects: list[Obj]) -> list[Diagnostic]:
+    """Fill missing model fields in ``objects`` (in place) from the overlay at ``path``."""
+    entries, problems = read_overlay(path)
+    used: set[str] = set()
+    for obj in objects:
+        if not obj.is_ome or obj.kind not in MODEL_KINDS:
+            continue
+        keys = [f"{obj.namespace}/{obj.name}", obj.name] if obj.kind == "BaseModel" else [obj.name]
+        key = next((k for k in keys if k in entries), None)
+        if key is None:
+            continue
+        used.add(key)
+        if not isinstance(obj.body.get("spec"), dict):
+            obj.body["spec"] = {}
+        spec = obj.body["spec"]
+        fields, (line, col) = entries[key]
+        for field, value in fields.items():
+            if spec.get(field) is None:
+                spec[field] = copy(value)
+            elif spec[field] != value:
+                message = f"{obj.kind} {obj.name} sets {field} itself ({spec[field]!r}); the overlay's {value!r} is not used"
+                problems.append(Diagnostic(path, line, col, INFO, message, CODE))
+    for key, (_, (line, col)) in entries.items():
+        if key not in used:
+            severity = WARNING if "/" in key else INFO
+            problems.append(Diagnostic(path, line, col, severity, f"no ClusterBaseModel or BaseModel {key} in the input; entry not used", CODE))
+    return problems

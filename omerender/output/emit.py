@@ -1,0 +1,282 @@
+"""What a build emits (``--emit``): rendered objects, flattened runtimes, passthrough objects, inputs.
+
+Pure: a BuildResult in, the objects to print (each paired with the input object it came from) and
+diagnostics out. The order is fixed whatever order the kinds were asked in: passthrough objects
+first (Namespaces, ConfigMaps, Secrets the workloads need), then the OME objects in an order the
+OME admission webhook accepts (models, cluster runtimes before namespaced ones, parents before
+children, InferenceServices last), then the rendered objects.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
+from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
+from omerender.load.reader import Obj
+from omerender.resolve.index import BM, CBM, CSR, ISVC, SR
+from omerender.load.yamlio import find_scalar
+
+if TYPE_CHECKING:
+    from omerender.pipeline import BuildResult
+
+RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
+KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)
+FLUX_SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+TOOL_CONFIG_GROUPS = ("kustomize.config.k8s.io/", "kpt.dev/", "fn.kpt.dev/", "config.kubernetes.io/", "omerender.io/")
+_KIND_ORDER = {CBM: 0, BM: 1, CSR: 2, SR: 3, ISVC: 4}
+_SUBSTITUTION = re.compile(r"(?<!\$)\$\{[^}]*\}")
+
+Pair = tuple[Obj | None, dict[str, Any]]
+
+
+@dataclass
+class EmitOptions:
+    kinds: tuple[str, ...] = (RENDERED,)
+    owned: Callable[[Obj], bool] = lambda obj: True  # False: input found only to resolve, not emitted as given
+    renders: Callable[[Obj], bool] = lambda obj: True  # False: an InferenceService on a search path, not rendered
+    keep_local_config: bool = False  # KRM: kpt would delete a Kptfile the function does not return
+    flux_substitute_disabled: bool = False
+    substitution_severity: Severity = INFO  # WARNING when the output is meant for Flux
+    replace_rendered: bool = False  # KRM: an input item named like a rendered object is its previous render
+
+
+@dataclass
+class Selection:
+    pairs: list[Pair] = field(default_factory=list)  # (input object or None for rendered, object)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def objects(self) -> list[dict[str, Any]]:
+        return [body for _, body in self.pairs]
+
+
+def kinds_problem(kinds: tuple[str, ...]) -> str | None:
+    """A usage problem with the combination asked for, or None."""
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        return f"unknown --emit value {unknown[0]!r}; expected one of {', '.join(KINDS)}"
+    if INPUTS in kinds and FLATTENED in kinds:
+        return "--emit inputs and --emit flattened both emit the OME objects; choose one"
+    return None
+
+
+def under(roots: list[str]) -> Callable[[Obj], bool]:
+    """A predicate: the object was read from a file below one of ``roots``."""
+    real = [os.path.realpath(r) for r in roots]
+
+    def inside(obj: Obj) -> bool:
+        where = os.path.realpath(obj.path)
+        return any(where == r or where.startswith(r.rstrip(os.sep) + os.sep) for r in real)
+
+    return inside
+
+
+def is_tool_config(body: dict[str, Any]) -> bool:
+    """kustomization.yaml, Kptfile, function configs: files for tools, never for a cluster."""
+    meta = body.get("metadata")
+    found = meta.get("annotations") if isinstance(meta, dict) else None
+    annotations: dict[str, Any] = found if isinstance(found, dict) else {}
+    api = str(body.get("apiVersion", ""))
+    return str(annotations.get(LOCAL_CONFIG, "")).lower() == "true" or api.startswith(TOOL_CONFIG_GROUPS)
+
+
+def flatten(runtime: Obj, chain: Chain) -> dict[str, Any]:
+    """The runtime with its merged spec and without ``ome.io/inherit-from``: the same pods without inheritance."""
+    body = {k: copy.deepcopy(v) for k, v in runtime.body.items() if k != "status"}
+    meta = body.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
+        meta["annotations"].pop(INHERIT_FROM, None)
+        if not meta["annotations"]:
+            del meta["annotations"]
+    body["spec"] = copy.deepcopy(chain.spec) if chain.spec is not None else copy.deepcopy(runtime.spec)
+    return body
+
+
+def _ome_order(result: BuildResult, obj: Obj) -> tuple[int, int, str, str]:
+    depth = len(result.chains[id(obj)].runtimes) if obj.kind in (CSR, SR) else 0
+    return (_KIND_ORDER.get(obj.kind, 9), depth, obj.namespace, obj.name)
+
+
+def _ome_objects(result: BuildResult) -> list[Obj]:
+    universe = result.universe
+    found = [*universe.cluster_models.values(), *universe.models.values(), *universe.all_runtimes(), *universe.isvcs.values()]
+    return sorted(found, key=lambda o: _ome_order(result, o))
+
+
+def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
+    if runtime is None:
+        return []
+    chain = result.chains.get(id(runtime))
+    return list(reversed(chain.runtimes)) if chain is not None else [runtime]
+
+
+def _rendered_sources(result: BuildResult, body: dict[str, Any]) -> list[Obj]:
+    meta = body.get("metadata") or {}
+    namespace = str(meta.get("namespace", ""))
+    isvc = result.universe.isvcs.get((namespace, str((meta.get("labels") or {}).get("ome.io/inferenceservice", ""))))
+    runtime_name = str((meta.get("annotations") or {}).get("ome.io/serving-runtime", ""))
+    runtime = result.universe.runtime_named(runtime_name, namespace) if runtime_name else None
+    return ([isvc] if isvc is not None else []) + _chain_sources(result, runtime)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def substitutions(body: dict[str, Any]) -> list[str]:
+    """The distinct ``${…}`` expressions Flux post-build substitution would replace, in document order."""
+    found: list[str] = []
+    for text in _strings(body):
+        found.extend(m for m in _SUBSTITUTION.findall(text) if m not in found)
+    return found
+
+
+def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Severity) -> Diagnostic | None:
+    found = substitutions(body)
+    if not found:
+        return None
+    meta = body.get("metadata") or {}
+    shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    message = (
+        f"{body.get('kind')} {meta.get('name')} contains {shown}; Flux post-build substitution would replace an "
+        f"undefined variable with an empty string: pass --flux-substitute-disabled (annotates {FLUX_SUBSTITUTE}: disabled) "
+        "or escape it as $${…}"
+    )
+    for source in sources:
+        where = find_scalar(source.node, found[0])
+        if where is not None:
+            return Diagnostic(source.path, where[0], where[1], severity, message, "flux-substitution")
+    if sources:
+        return sources[0].diag(severity, message, "metadata", "name", code="flux-substitution")
+    return Diagnostic("<output>", 1, 1, severity, message, "flux-substitution")
+
+
+def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
+    """Whether an emitted object can hold ``${…}``: only if an input it comes from does.
+
+    Every string of a rendered object comes from its InferenceService, its runtime chain or a
+    model (the controller adds none with ``${``), so scanning those inputs once spares a walk of
+    every rendered object, the largest part of the output.
+    """
+    holds: dict[int, bool] = {}
+
+    def has(obj: Obj) -> bool:
+        if id(obj) not in holds:
+            holds[id(obj)] = any("${" in text for text in _strings(obj.body))
+        return holds[id(obj)]
+
+    models = [*result.universe.cluster_models.values(), *result.universe.models.values()]
+    any_model = any(has(m) for m in models)
+
+    def may(source: Obj | None, sources: list[Obj]) -> bool:
+        if source is not None:
+            return has(source) or any(has(s) for s in sources)
+        return any_model or not sources or any(has(s) for s in sources)
+
+    return may
+
+
+def _annotated(body: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(body)
+    meta = out.setdefault("metadata", {})
+    annotations = meta.get("annotations")
+    meta["annotations"] = {**(annotations if isinstance(annotations, dict) else {}), FLUX_SUBSTITUTE: "disabled"}
+    return out
+
+
+def select(result: BuildResult, options: EmitOptions) -> Selection:
+    """The objects to emit for ``options.kinds``, in the fixed order, with Flux notes."""
+    kinds = set(options.kinds)
+    selection = Selection()
+    if PASSTHROUGH in kinds:
+        for obj in result.universe.others:
+            if options.owned(obj) and (options.keep_local_config or not is_tool_config(obj.body)):
+                selection.pairs.append((obj, obj.body))
+    ome: list[tuple[Obj | None, dict[str, Any], list[Obj]]] = []
+    if kinds & {INPUTS, FLATTENED}:
+        for obj in _ome_objects(result):
+            if not options.owned(obj):
+                continue
+            if FLATTENED in kinds and obj.kind in (CSR, SR):
+                chain = result.chains[id(obj)]
+                if not is_profile(obj):
+                    ome.append((obj, flatten(obj, chain), _chain_sources(result, obj)))
+            else:
+                ome.append((obj, obj.body, [obj]))
+    if RENDERED in kinds:
+        for body in result.objects:
+            sources = _rendered_sources(result, body)
+            if sources and sources[0].kind == ISVC and not options.renders(sources[0]):
+                continue  # rendered for an InferenceService found only on a --search-path
+            ome.append((None, body, sources))
+    may_substitute = _substitution_sources(result)
+    for source, body, sources in ome:
+        if options.flux_substitute_disabled:
+            body = _annotated(body)
+        elif may_substitute(source, sources):
+            note = _substitution_note(body, sources, options.substitution_severity)
+            if note is not None:
+                selection.diagnostics.append(note)
+        selection.pairs.append((source, body))
+    _one_object_per_name(selection, options)
+    return selection
+
+
+def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
+    """What the API server keys an object on: API group, kind, namespace and name."""
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    group = str(body.get("apiVersion", "")).rpartition("/")[0]
+    return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
+
+
+def _one_object_per_name(selection: Selection, options: EmitOptions) -> None:
+    """Two emitted objects with one identity would overwrite each other when applied: an error, or
+    under ``replace_rendered`` (a generator run again) the input copy of a rendered object is dropped."""
+    rendered = {identity(body) for source, body in selection.pairs if source is None}
+    seen: dict[tuple[str, str, str, str], Obj | None] = {}
+    kept: list[Pair] = []
+    for source, body in selection.pairs:
+        key = identity(body)
+        if source is not None and key in rendered and options.replace_rendered:
+            continue
+        if key in seen:
+            first, clash = seen[key], source or seen[key]
+            other = "an object omerender renders" if source is None or first is None else f"{first.path} (document {first.index + 1})"
+            if clash is not None:
+                where = clash if source is None else source
+                message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
+                selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
+            continue
+        seen[key] = source
+        kept.append((source, body))
+    selection.pairs = kept
+
+
+def output_path(body: dict[str, Any], namespace: str = "") -> str:
+    """Where ``--output-dir`` puts an object: ``<namespace or _cluster>/<kind>-<name>.yaml``.
+
+    ``namespace`` is the one the object gets when it sets none (``-n``), for inputs as given.
+    """
+    meta = body.get("metadata") or {}
+    folder = meta.get("namespace") or namespace or "_cluster"
+    return f"{folder}/{str(body.get('kind', '')).lower()}-{meta.get('name', '')}.yaml"
+
+
+def kustomization(files: list[str]) -> dict[str, Any]:
+    """A kustomization.yaml listing ``files``, so kustomize and Flux's kustomize-controller build the folder."""
+    return {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": sorted(files)}
+

@@ -1,0 +1,131 @@
+"""Everything the OME controller creates for one InferenceService once its runtime is resolved.
+
+The order follows ``controller.go``: the model ConfigMap, then each component (engine, decoder,
+router) in the workload its deployment mode selects, then the external Service.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omerender.render import companions
+from omerender.render import modelconfig
+from omerender.render import modes
+from omerender.verify import quirks
+from omerender.render import pod as render
+from omerender.diagnostics import ERROR, INFO, WARNING
+from omerender.render.multinode import render_multinode
+from omerender.resolve.index import Universe
+
+AUTOSCALER_CLASSES = ("hpa", "keda", "external")
+NOT_RENDERED = {
+    modes.SERVERLESS: "a Knative Service (serving.knative.dev/v1)",
+    modes.RAY_VLLM: "RayClusters and prober Deployments",
+}
+
+
+def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | None:
+    """The ConfigMap step looks the model up by ``spec.model.kind``, unlike every later step."""
+    ref = ctx.body["spec"].get("model") or {}
+    name = str(ref.get("name", ""))
+    if ref.get("kind") == "BaseModel":
+        model, resource = universe.models.get((ctx.namespace, name)), "basemodels.ome.io"
+    else:
+        model, resource = universe.cluster_models.get(name), "clusterbasemodels.ome.io"
+    if model is None:
+        hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)" if ref.get("kind") != "BaseModel" else ""
+        ctx.problems.append(
+            ctx.isvc.diag(ERROR, f'failed to get base model spec for {name}: {resource} "{name}" not found{hint}', "spec", "model", code="ModelConfigError")
+        )
+        return None
+    return modelconfig.model_config(ctx.name, ctx.namespace, name, model.spec)
+
+
+def _autoscaler(ctx: render.Context, name: str, labels: dict[str, str], base_labels: dict[str, str], annotations: dict[str, str], merged: dict[str, Any]) -> list[dict[str, Any]]:
+    klass = companions.autoscaler_class(annotations)
+    if klass == "hpa":
+        return [companions.hpa(name, ctx.namespace, labels, annotations, merged)]
+    if klass == "keda":
+        keda = ctx.body["spec"].get("kedaConfig")
+        return [companions.scaled_object(name, ctx.namespace, base_labels, annotations, merged, keda if isinstance(keda, dict) else {})]
+    if klass == "external":
+        return []
+    own = (ctx.body.get("metadata") or {}).get("annotations") or {}
+    message = f"[{klass}] is not a supported autoscaler class type" if own.get(companions.AUTOSCALER_CLASS) == klass else f"unknown autoscaler class type: {klass}"
+    ctx.locate(f"{klass}", ERROR, message, "autoscaler-class")
+    return []
+
+
+def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
+    """Deployment, Service, HPA or ScaledObject, PDB; the router's RBAC objects come first."""
+    name = f"{ctx.name}-{component}"
+    pod = render.build_pod(ctx, component, merged)
+    if pod is None:
+        return []
+    base_labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    objects: list[dict[str, Any]] = []
+    if component == "router":
+        objects.extend(companions.router_rbac(name, ctx.namespace, base_labels))
+        pod["serviceAccountName"] = name
+        if len(merged.get("config") or {}) > 1:
+            message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
+            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code="router-config-order"))
+    deployment = render.deployment(ctx, component, merged, pod)
+    labels = deployment["metadata"]["labels"]
+    companions.pod_labels_from_annotations(labels, annotations)
+    deployment["spec"]["template"]["metadata"]["labels"] = dict(labels)
+    objects.append(deployment)
+    objects.append(companions.component_service(name, ctx.namespace, labels, annotations, pod))
+    objects.extend(_autoscaler(ctx, name, labels, base_labels, annotations, merged))
+    budget = companions.pdb(name, ctx.namespace, labels, annotations, merged)
+    if "minAvailable" in budget["spec"] and "maxUnavailable" in budget["spec"]:
+        ctx.locate("minAvailable", WARNING, f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)", "pdb-both-bounds")
+    objects.append(budget)
+    return objects
+
+
+def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
+    """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
+    findings = quirks.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
+    ctx.problems.extend(findings)
+    if any(f.severity == ERROR for f in findings):
+        return []
+    merged = {c: render.merge_component(ctx, c) for c in modes.COMPONENTS}
+    chosen, error = modes.component_modes(merged)
+    if error:
+        ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code="DeploymentModeError"))
+        return []
+    config_map = _model_config(ctx, universe)
+    if config_map is None:
+        return []
+    objects: list[dict[str, Any]] = [config_map]
+    for component in modes.COMPONENTS:
+        spec, mode = merged[component], chosen.get(component)
+        if spec is None or mode is None:
+            continue
+        ctx.problems.append(ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code="deployment-mode"))
+        if mode == modes.RAW:
+            objects.extend(_raw(ctx, component, spec))
+        elif mode == modes.MULTI_NODE and component != "router":
+            objects.extend(render_multinode(ctx, component, spec))
+        elif mode in NOT_RENDERED:
+            ctx.problems.append(
+                ctx.isvc.diag(
+                    ERROR,
+                    f"{component} component uses deployment mode {mode}, for which OME creates {NOT_RENDERED[mode]}; "
+                    "omerender renders only RawDeployment and MultiNode components",
+                    "spec", component,
+                    code="unsupported-deployment-mode",
+                )
+            )
+        else:
+            ctx.problems.append(ctx.isvc.diag(ERROR, f"invalid deployment mode for {component}", "spec", component, code="DeploymentModeError"))
+    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
+    external = companions.external_service(ctx.name, ctx.namespace, ctx.body, services)
+    if external is not None:
+        objects.append(external)
+    annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
+    if annotations.get(companions.INGRESS_DISABLE_CREATION, "true") != "true":
+        message = "ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
+        ctx.problems.append(ctx.isvc.diag(WARNING, message, "metadata", "annotations", companions.INGRESS_DISABLE_CREATION, code="ingress-not-rendered"))
+    return objects

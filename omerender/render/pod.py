@@ -1,0 +1,276 @@
+"""Build a component's pod and Deployment the way the OME controller does (RawDeployment mode)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.reader import Obj
+from omerender.resolve.merge import copy, merge
+from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
+from omerender.render.placeholders import PlaceholderProblem, fill
+from omerender.render.quantity import canonical_resources
+from omerender.resolve.index import BM
+from omerender.load.yamlio import find_scalar
+
+CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
+EXTENSION_FIELDS = frozenset(
+    {
+        "minReplicas", "maxReplicas", "scaleTarget", "scaleMetric", "containerConcurrency", "timeoutSeconds",
+        "canaryTrafficPercent", "labels", "annotations", "minAvailable", "maxUnavailable", "deploymentStrategy",
+        "kedaConfig",
+    }
+)
+NOT_POD_FIELDS = EXTENSION_FIELDS | {"runner", "leader", "worker", "acceleratorOverride", "config"}
+DISALLOWED_ANNOTATIONS = frozenset(
+    {
+        "autoscaling.knative.dev/min-scale",
+        "autoscaling.knative.dev/max-scale",
+        "internal.ome.io/storage-initializer-sourceuri",
+        "kubectl.kubernetes.io/last-applied-configuration",
+    }
+)
+GPU = "nvidia.com/gpu"
+
+
+@dataclass
+class Context:
+    """Everything one InferenceService's rendering reads."""
+
+    isvc: Obj
+    body: dict[str, Any]  # the InferenceService after admission defaults
+    model: Obj
+    runtime_name: str
+    runtime_spec: dict[str, Any]  # merged over the chain, CRD defaults applied
+    sources: tuple[Obj, ...]  # where merged values may come from: the InferenceService, then the chain leaf to root
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.isvc.name
+
+    @property
+    def namespace(self) -> str:
+        return self.isvc.namespace
+
+    def locate(self, needle: str, severity: str, message: str, code: str, *, text: str = "") -> None:
+        """Report at the first source file holding ``text`` (the whole string), else ``needle``, else at the InferenceService."""
+        for wanted in (text, needle) if text else (needle,):
+            for source in self.sources:
+                found = find_scalar(source.node, wanted)
+                if found is not None:
+                    self.problems.append(Diagnostic(source.path, found[0], found[1], severity, message, code))  # type: ignore[arg-type]
+                    return
+        self.problems.append(self.isvc.diag(severity, message, "spec", code=code))
+
+
+def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
+    """OME's Merge{Engine,Decoder,Router}Spec: runtime config laid under the InferenceService's component."""
+    own = ctx.body["spec"].get(component)
+    if own is None:
+        return None
+    config = ctx.runtime_spec.get(CONFIG_FIELD[component])
+    if not isinstance(config, dict) or not config:
+        return copy(own)
+    base = {k: v for k, v in config.items() if k != "acceleratorOverride"}
+    merged = merge(base, own)
+    runner = own.get("runner") if isinstance(own, dict) else None
+    if isinstance(runner, dict) and not runner.get("name") and isinstance(merged.get("runner"), dict):
+        merged["runner"]["name"] = ""
+        ctx.problems.append(
+            ctx.isvc.diag(
+                ERROR,
+                f"spec.{component}.runner has no name: OME's merge then replaces the runtime's runner name with "
+                f"\"\" and the pod gets a container without a name, which Kubernetes rejects; "
+                f"set runner.name to the runtime's ({(config.get('runner') or {}).get('name', '')})",
+                "spec", component, "runner",
+                code="runner-without-name",
+            )
+        )
+    return merged
+
+
+def labels_and_annotations(ctx: Context, component: str, merged: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    meta = ctx.body.get("metadata") or {}
+    model = ctx.model
+    mspec = model.spec
+    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in DISALLOWED_ANNOTATIONS}
+    annotations.update(merged.get("annotations") or {})
+    for key in ("ome.io/base-model-decryption-key-name", "ome.io/base-model-decryption-secret-name"):
+        if key in model.annotations:
+            annotations[key] = model.annotations[key]
+    annotations["ome.io/base-model-name"] = model.name
+    if mspec.get("vendor"):
+        annotations["ome.io/base-model-vendor"] = str(mspec["vendor"])
+    fmt = mspec.get("modelFormat") or {}
+    if fmt.get("name") is not None:
+        annotations["ome.io/base-model-format"] = str(fmt.get("name"))
+    if fmt.get("version"):
+        annotations["ome.io/base-model-format-version"] = str(fmt["version"])
+    annotations["ome.io/serving-runtime"] = ctx.runtime_name
+
+    labels = dict(meta.get("labels") or {})
+    labels.update(merged.get("labels") or {})
+    labels.update(
+        {
+            "ome.io/inferenceservice": ctx.name,
+            "component": component,
+            "serving-runtime": ctx.runtime_name,
+            "fine-tuned-serving": "false",
+            "base-model-name": model.name,
+            "base-model-size": str(model.annotations.get("models.ome.io/category", "SMALL")),
+            "base-model-type": "Serving",
+        }
+    )
+    if mspec.get("vendor"):
+        labels["base-model-vendor"] = str(mspec["vendor"])
+    return {k: str(v) for k, v in labels.items()}, {k: str(v) for k, v in annotations.items()}
+
+
+def _upsert_env(env: list[dict[str, Any]], name: str, value: str, *, overwrite: bool) -> None:
+    for item in env:
+        if item.get("name") == name:
+            if overwrite:
+                item.clear()
+                item.update({"name": name, "value": value})
+            return
+    env.append({"name": name, "value": value})
+
+
+def _gpus(resources: dict[str, Any]) -> int:
+    for part in ("limits", "requests"):
+        value = (resources.get(part) or {}).get(GPU)
+        if value is not None:
+            try:
+                return int(str(value))
+            except ValueError:
+                return 0
+    return 0
+
+
+def _model_label(model: Obj) -> str:
+    if model.kind == BM:
+        return namespaced_model_label(model.namespace, model.name)
+    return cluster_model_label(model.name)
+
+
+def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner: dict[str, Any]) -> None:
+    """The steps OME applies to the runner alone: model env and mount, fallback resources, PARALLELISM_SIZE."""
+    path = (ctx.model.spec.get("storage") or {}).get("path")
+    own_runner = (ctx.body["spec"].get(component) or {}).get("runner") or {}
+    if component != "router" and path:
+        env = runner.setdefault("env", [])
+        _upsert_env(env, "MODEL_PATH", str(path), overwrite=False)
+        runner.setdefault("volumeMounts", []).append({"name": ctx.model.name, "mountPath": str(path), "readOnly": True})
+    if component != "router" and not ((own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")):
+        for container in ctx.runtime_spec.get("containers") or []:
+            if isinstance(container, dict) and container.get("name") == runner.get("name"):
+                resources = runner.setdefault("resources", {})
+                for part in ("requests", "limits"):
+                    for key, value in ((container.get("resources") or {}).get(part) or {}).items():
+                        resources.setdefault(part, {}).setdefault(key, value)
+    if component != "router":
+        gpus = _gpus(runner.get("resources") or {})
+        if gpus > 0:
+            workers = int(((merged.get("worker") or {}).get("size")) or 0)
+            _upsert_env(runner.setdefault("env", []), "PARALLELISM_SIZE", str(gpus * (1 + workers)), overwrite=True)
+    if component == "router":
+        for key in sorted((merged.get("config") or {})):
+            runner.setdefault("env", []).append({"name": key, "value": str(merged["config"][key])})
+
+
+def _main_container(pod: dict[str, Any], runner: dict[str, Any] | None) -> int:
+    containers = pod.setdefault("containers", [])
+    if runner is None:
+        return 0
+    for i, container in enumerate(containers):
+        if container.get("name") == runner.get("name"):
+            combined = merge(container, runner)
+            if not combined.get("name"):
+                combined["name"] = container.get("name")
+            args = list(container.get("args") or []) + list(runner.get("args") or [])
+            if args:
+                combined["args"] = args
+            containers[i] = combined
+            return i
+    containers.append(copy(runner))
+    return len(containers) - 1
+
+
+def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str, Any] | None:
+    pod = {k: copy(v) for k, v in merged.items() if k not in NOT_POD_FIELDS}
+    runner = copy(merged.get("runner")) if isinstance(merged.get("runner"), dict) else None
+    if runner is not None:
+        _prepare_runner(ctx, component, merged, runner)
+    if runner is None and not pod.get("containers"):
+        ctx.problems.append(ctx.isvc.diag(ERROR, "no containers found in pod spec and no runner spec provided", "spec", component, code="no-containers"))
+        return None
+    main = _main_container(pod, runner)
+    problems: list[PlaceholderProblem] = []
+    meta = ctx.body.get("metadata") or {}
+    data = {"name": ctx.name, "namespace": ctx.namespace, "labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
+    pod["containers"][main] = fill(pod["containers"][main], data, problems)
+    for problem in problems:
+        ctx.locate(problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text)
+    path = (ctx.model.spec.get("storage") or {}).get("path")
+    if path:
+        pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
+    if component != "router":
+        selector = dict(pod.get("nodeSelector") or {})
+        selector.setdefault(_model_label(ctx.model), "Ready")
+        selector.update(ctx.runtime_spec.get("nodeSelector") or {})
+        selector.update((ctx.body["spec"].get(component) or {}).get("nodeSelector") or {})
+        pod["nodeSelector"] = selector
+    for container in pod["containers"]:
+        if isinstance(container.get("resources"), dict):
+            container["resources"] = canonical_resources(container["resources"])
+    return pod
+
+
+def _container_defaults(container: dict[str, Any]) -> None:
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    container.setdefault("imagePullPolicy", "IfNotPresent")
+    if container.get("name") == "ome-container" and not container.get("readinessProbe"):
+        ports = container.get("ports") or []
+        port = ports[0].get("containerPort", 8080) if ports else 8080
+        container["readinessProbe"] = {
+            "tcpSocket": {"port": port},
+            "timeoutSeconds": 1,
+            "periodSeconds": 10,
+            "successThreshold": 1,
+            "failureThreshold": 3,
+        }
+
+
+def deployment(ctx: Context, component: str, merged: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
+    name = f"{ctx.name}-{component}"
+    labels, annotations = labels_and_annotations(ctx, component, merged)
+    app = truncate_name(name, 63)
+    labels["app"] = app
+    pod.setdefault("dnsPolicy", "ClusterFirst")
+    pod.setdefault("restartPolicy", "Always")
+    pod.setdefault("terminationGracePeriodSeconds", 30)
+    pod.setdefault("securityContext", {})
+    pod.setdefault("schedulerName", "default-scheduler")
+    for container in pod["containers"]:
+        _container_defaults(container)
+    strategy = merged.get("deploymentStrategy")
+    if not isinstance(strategy, dict) or not strategy or (strategy.get("type", "RollingUpdate") == "RollingUpdate" and not strategy.get("rollingUpdate")):
+        strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": ctx.namespace, "labels": labels, "annotations": annotations},
+        "spec": {
+            "selector": {"matchLabels": {"app": app}},
+            "strategy": strategy,
+            "revisionHistoryLimit": 10,
+            "progressDeadlineSeconds": 600,
+            "template": {
+                "metadata": {"name": name, "namespace": ctx.namespace, "labels": dict(labels), "annotations": dict(annotations)},
+                "spec": pod,
+            },
+        },
+    }

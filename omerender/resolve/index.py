@@ -1,0 +1,80 @@
+"""All loaded objects, indexed the way OME looks them up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from omerender.diagnostics import ERROR, Diagnostic
+from omerender.load.reader import Obj
+
+CSR = "ClusterServingRuntime"
+SR = "ServingRuntime"
+ISVC = "InferenceService"
+BM = "BaseModel"
+CBM = "ClusterBaseModel"
+
+
+@dataclass
+class Universe:
+    cluster_runtimes: dict[str, Obj] = field(default_factory=dict)
+    runtimes: dict[tuple[str, str], Obj] = field(default_factory=dict)
+    cluster_models: dict[str, Obj] = field(default_factory=dict)
+    models: dict[tuple[str, str], Obj] = field(default_factory=dict)
+    isvcs: dict[tuple[str, str], Obj] = field(default_factory=dict)
+    others: list[Obj] = field(default_factory=list)
+
+    def all_runtimes(self) -> list[Obj]:
+        return [*self.cluster_runtimes.values(), *self.runtimes.values()]
+
+    def runtime_named(self, name: str, namespace: str) -> Obj | None:
+        """OME's fetch: a ServingRuntime in the namespace first, then a ClusterServingRuntime."""
+        return self.runtimes.get((namespace, name)) or self.cluster_runtimes.get(name)
+
+    def model_named(self, name: str, namespace: str) -> Obj | None:
+        """OME's base-model lookup: a BaseModel in the namespace first, then a ClusterBaseModel."""
+        return self.models.get((namespace, name)) or self.cluster_models.get(name)
+
+    def namespaced_runtimes(self, namespace: str) -> list[Obj]:
+        return sorted((o for (ns, _), o in self.runtimes.items() if ns == namespace), key=lambda o: o.name)
+
+
+def _describe(obj: Obj) -> str:
+    where = f" in namespace {obj.namespace}" if obj.namespace else ""
+    return f"{obj.kind} {obj.name!r}{where}"
+
+
+def index(objects: list[Obj]) -> tuple[Universe, list[Diagnostic]]:
+    """Index objects by kind/namespace/name; a second object with the same identity is an error."""
+    universe = Universe()
+    problems: list[Diagnostic] = []
+    for obj in sorted(objects, key=lambda o: (o.path, o.index)):
+        if not obj.is_ome:
+            universe.others.append(obj)
+            continue
+        table: dict  # type: ignore[type-arg]
+        key: object
+        if obj.kind == CSR:
+            table, key = universe.cluster_runtimes, obj.name
+        elif obj.kind == SR:
+            table, key = universe.runtimes, (obj.namespace, obj.name)
+        elif obj.kind == CBM:
+            table, key = universe.cluster_models, obj.name
+        elif obj.kind == BM:
+            table, key = universe.models, (obj.namespace, obj.name)
+        else:
+            table, key = universe.isvcs, (obj.namespace, obj.name)
+        first = table.get(key)
+        if first is not None:
+            line, _ = first.at("metadata", "name")
+            problems.append(
+                obj.diag(
+                    ERROR,
+                    f"duplicate {_describe(obj)}: also defined at {first.path}:{line}",
+                    "metadata",
+                    "name",
+                    code="duplicate-object",
+                )
+            )
+            continue
+        table[key] = obj
+    return universe, problems

@@ -1,0 +1,129 @@
+"""Runtime inheritance chains: parent lookup, the chain limits, the profile rule and the merged spec."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from omerender.diagnostics import ERROR, Diagnostic
+from omerender.load.reader import Obj
+from omerender.resolve.merge import merge_chain
+from omerender.resolve.index import SR, Universe
+
+INHERIT_FROM = "ome.io/inherit-from"
+RUNTIME_PROFILE = "ome.io/runtime-profile"
+MAX_DEPTH = 5
+
+RESOLVED = "Resolved"
+PARENT_NOT_FOUND = "ParentNotFound"
+INHERITANCE_CYCLE = "InheritanceCycle"
+MAX_DEPTH_EXCEEDED = "MaxDepthExceeded"
+RESOLVER_ERROR = "ResolverError"
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The outcome of resolving one runtime.
+
+    ``runtimes`` holds the runtimes found, root first when the chain resolved, and in the order
+    walked (the runtime written first) when it did not. ``spec`` is the merged spec, or ``None``.
+    """
+
+    runtime: Obj
+    runtimes: tuple[Obj, ...]
+    reason: str
+    message: str
+    spec: dict[str, Any] | None
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == RESOLVED
+
+    @property
+    def names(self) -> list[str]:
+        return [r.name for r in self.runtimes]
+
+
+def parent_name(runtime: Obj) -> str | None:
+    value = runtime.annotations.get(INHERIT_FROM)
+    if value is None or value == "":
+        return None
+    return str(value)
+
+
+def _lookup(universe: Universe, start: Obj, name: str) -> Obj | None:
+    if start.kind == SR:
+        return universe.runtime_named(name, start.namespace)
+    return universe.cluster_runtimes.get(name)
+
+
+def _fmt(names: list[str]) -> str:
+    return "[" + " ".join(names) + "]"
+
+
+def _quote(name: str) -> str:
+    """``name`` in double quotes with control characters escaped, as Go's ``%q`` writes it."""
+    return json.dumps(name, ensure_ascii=False)
+
+
+def resolve(universe: Universe, runtime: Obj) -> Chain:
+    walked: list[Obj] = [runtime]
+    names = [runtime.name]
+    current = runtime
+    while (parent := parent_name(current)) is not None:
+        if parent in names:
+            return Chain(runtime, tuple(walked), INHERITANCE_CYCLE, f"inheritance cycle detected: {_fmt([*names, parent])}", None)
+        found = _lookup(universe, runtime, parent)
+        if found is None:
+            message = f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
+            return Chain(runtime, tuple(walked), PARENT_NOT_FOUND, message, None)
+        if len(names) >= MAX_DEPTH:
+            # Only a parent that exists makes the chain hold more than five runtimes.
+            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
+            return Chain(runtime, tuple(walked), MAX_DEPTH_EXCEEDED, message, None)
+        if found.body.get("spec") is not None and not isinstance(found.body["spec"], dict):
+            message = f'parent "{parent}" has a spec that is not a mapping (chain so far: {_fmt(names)})'
+            return Chain(runtime, tuple(walked), RESOLVER_ERROR, message, None)
+        walked.append(found)
+        names.append(parent)
+        current = found
+    root_first = tuple(reversed(walked))
+    spec = merge_chain([r.spec for r in root_first])
+    return Chain(runtime, root_first, RESOLVED, "", spec)
+
+
+def is_profile(runtime: Obj) -> bool:
+    return runtime.annotations.get(RUNTIME_PROFILE) == "true"
+
+
+def profile_problem(runtime: Obj) -> Diagnostic | None:
+    """The admission rule: a runtime marked as a profile must set ``spec.disabled: true``."""
+    if is_profile(runtime) and runtime.spec.get("disabled") is not True:
+        keys: tuple[str, ...] = ("spec", "disabled") if "disabled" in runtime.spec else ("metadata", "annotations", RUNTIME_PROFILE)
+        return runtime.diag(
+            ERROR,
+            f'runtimes carrying {RUNTIME_PROFILE}="true" must also set spec.disabled: true',
+            *keys,
+            code="ProfileNotDisabled",
+        )
+    return None
+
+
+def chain_problem(chain: Chain) -> Diagnostic | None:
+    if chain.ok:
+        return None
+    return chain.runtime.diag(ERROR, chain.message, "metadata", "annotations", INHERIT_FROM, code=chain.reason)
+
+
+def resolve_all(universe: Universe) -> tuple[dict[int, Chain], list[Diagnostic]]:
+    """Resolve every runtime; chains keyed by ``id()`` of the runtime object."""
+    chains: dict[int, Chain] = {}
+    problems: list[Diagnostic] = []
+    for runtime in universe.all_runtimes():
+        chain = resolve(universe, runtime)
+        chains[id(runtime)] = chain
+        for problem in (chain_problem(chain), profile_problem(runtime)):
+            if problem is not None:
+                problems.append(problem)
+    return chains, problems

@@ -1,0 +1,60 @@
+"""Per-runtime status as OME reports it: ``status.inheritanceChain`` and the ``InheritanceReady`` condition."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omerender.resolve.inherit import RESOLVED, Chain, profile_problem
+from omerender.resolve.index import Universe
+
+CONDITION = "InheritanceReady"
+
+
+def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str, Any]:
+    """``last_good``: the last chain that resolved (from the lock), kept in status while the chain is broken."""
+    runtime = chain.runtime
+    if chain.ok:
+        condition = {"type": CONDITION, "status": "True", "reason": RESOLVED, "message": "inheritance chain resolved"}
+        names = chain.names
+    else:
+        condition = {"type": CONDITION, "status": "False", "reason": chain.reason, "message": chain.message}
+        names = list(last_good or [])
+    metadata: dict[str, Any] = {"name": runtime.name}
+    if runtime.namespace:
+        metadata["namespace"] = runtime.namespace
+    return {
+        "apiVersion": str(runtime.body.get("apiVersion")),
+        "kind": runtime.kind,
+        "metadata": metadata,
+        "status": {"inheritanceChain": names, "conditions": [condition]},
+    }
+
+
+def status_list(universe: Universe, chains: dict[int, Chain], last_good: dict[int, list[str]] | None = None) -> dict[str, Any]:
+    """``last_good``: per ``id()`` of a runtime, its last chain that resolved (see ``runtime_status``)."""
+    last_good = last_good or {}
+    items = [runtime_status(chains[id(r)], last_good.get(id(r))) for r in universe.all_runtimes()]
+    items.sort(key=lambda i: (i["metadata"].get("namespace", ""), i["kind"], i["metadata"]["name"]))
+    return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
+
+
+def status_failed(universe: Universe, chains: dict[int, Chain]) -> bool:
+    return any(not chains[id(r)].ok or profile_problem(r) is not None for r in universe.all_runtimes())
+
+
+def table(status: dict[str, Any]) -> str:
+    rows = [("NAMESPACE", "KIND", "NAME", "CHAIN", "READY", "REASON")]
+    for item in status["items"]:
+        condition = item["status"]["conditions"][0]
+        rows.append(
+            (
+                item["metadata"].get("namespace", ""),
+                item["kind"],
+                item["metadata"]["name"],
+                ",".join(item["status"]["inheritanceChain"]) or "<none>",
+                condition["status"],
+                condition["reason"],
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "".join("   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n" for row in rows)
