@@ -254,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{checker.files:,} files, {checker.documents:,} documents, {checker.bytes:,} bytes; "
         + ", ".join(f"{kind} {n:,}" for kind, n in sorted(k.items()))
     )
-    print("enabled runtimes by chain length: " + ", ".join(f"{n}: {c}" for n, c in sorted(checker.chain_lengths.items())))
+    print(
+        "enabled runtimes by chain length: " + ", ".join(f"{n}: {c}" for n, c in sorted(checker.chain_lengths.items()))
+    )
     for text in checker.problems[:20]:
         print(f"problem: {text}", file=sys.stderr)
     if checker.problems:

@@ -255,9 +255,7 @@ class Generator:
         self.n_isvcs = isvcs * scale
         self.n_cbm = 200 * scale
         self.n_bm = 40 * scale
-        self.namespaces = [
-            ns if k == 0 else f"{ns}-{k + 1}" for k in range(scale) for ns in BASE_NAMESPACES
-        ]
+        self.namespaces = [ns if k == 0 else f"{ns}-{k + 1}" for k in range(scale) for ns in BASE_NAMESPACES]
         self.cluster_models: list[Model] = []
         self.ns_models: dict[str, list[Model]] = {ns: [] for ns in self.namespaces}
         self.runtimes: list[Runtime] = []
@@ -270,9 +268,7 @@ class Generator:
             family = rng.choice(FAMILIES)
             size = rng.choice(family.sizes)
             fmt = rng.choice(FORMATS)
-            signature: Signature = (
-                fmt[0], fmt[1], "transformers", rng.choice(FRAMEWORK_VERSIONS), family.architecture
-            )
+            signature: Signature = (fmt[0], fmt[1], "transformers", rng.choice(FRAMEWORK_VERSIONS), family.architecture)
         else:
             family, size, signature = like.family, like.size, like.signature
         variant = rng.choice(MODEL_VARIANTS)
@@ -454,9 +450,7 @@ class Generator:
                         {"name": "OMP_NUM_THREADS", "value": "16"},
                         {"name": "SERVING_TEAM", "value": team},
                     ],
-                    "volumeMounts": [
-                        {"name": "chat-templates", "mountPath": "/etc/chat-templates", "readOnly": True}
-                    ],
+                    "volumeMounts": [{"name": "chat-templates", "mountPath": "/etc/chat-templates", "readOnly": True}],
                 },
             }
         else:

@@ -200,13 +200,10 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-def report(
-    results: list[Result], startup: float, repeat: int, warnings: list[str]
-) -> tuple[str, dict[str, object]]:
+def report(results: list[Result], startup: float, repeat: int, warnings: list[str]) -> tuple[str, dict[str, object]]:
     lines = [
         "",
-        f"omerender build vs. floor (libyaml parse of the input + dump of omerender's output), "
-        f"best of {repeat}",
+        f"omerender build vs. floor (libyaml parse of the input + dump of omerender's output), best of {repeat}",
         "",
         f"{'scale':>5}  {'files':>7}  {'docs':>7}  {'bytes':>11}  {'out docs':>8}  {'out bytes':>11}  "
         f"{'omerender':>10}  {'floor':>8}  {'ratio':>6}",
@@ -290,9 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     digest = source_digest()
     startups: list[float] = []
     try:
-        cases = [
-            prepare(workdir, scale, args.seed, args.runtimes, args.isvcs) for scale in sorted(set(args.scale))
-        ]
+        cases = [prepare(workdir, scale, args.seed, args.runtimes, args.isvcs) for scale in sorted(set(args.scale))]
         # Rounds alternate the scales, and omerender with the floor, so that a change of load on
         # the machine hits every column alike.
         for round_no in range(1, args.repeat + 1):

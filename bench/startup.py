@@ -62,12 +62,21 @@ def main() -> int:
         for name, argv, cwd, env in cases:
             _time(argv, 2, cwd, env)  # warm the page cache and __pycache__
             times = _time(argv, args.runs, cwd, env)
-            rows.append({"command": name, "best_ms": round(min(times), 1), "median_ms": round(statistics.median(times), 1), "runs": args.runs})
+            rows.append(
+                {
+                    "command": name,
+                    "best_ms": round(min(times), 1),
+                    "median_ms": round(statistics.median(times), 1),
+                    "runs": args.runs,
+                }
+            )
     if args.json:
         print(json.dumps({"python": sys.version.split()[0], "results": rows}, indent=2))
         return 0
     width = max(len(r["command"]) for r in rows)
-    print(f"{'command':<{width}}  {'best ms':>8}  {'median ms':>9}   (Python {sys.version.split()[0]}, {args.runs} runs)")
+    print(
+        f"{'command':<{width}}  {'best ms':>8}  {'median ms':>9}   (Python {sys.version.split()[0]}, {args.runs} runs)"
+    )
     for r in rows:
         print(f"{r['command']:<{width}}  {r['best_ms']:>8.1f}  {r['median_ms']:>9.1f}")
     return 0

@@ -22,7 +22,7 @@ def _shorten(text: str, max_length: int, hash_prefix: str) -> str:
     suffix_length = max_length - HASH_PREFIX_LENGTH - 1
     if suffix_length <= 0:
         return hash_prefix[:max_length]
-    return f"{hash_prefix}-{text[len(text) - suffix_length:]}"
+    return f"{hash_prefix}-{text[len(text) - suffix_length :]}"
 
 
 def truncate_with_hash(text: str, max_length: int) -> str:

@@ -67,7 +67,9 @@ def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
         )
         return None, isvc.diag(ERROR, message, "spec", "model", "name", code="ModelReconcileError")
     if model.spec.get("disabled") is True:
-        return None, isvc.diag(ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code="ModelReconcileError")
+        return None, isvc.diag(
+            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code="ModelReconcileError"
+        )
     return model, None
 
 
@@ -100,7 +102,9 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
             )
         )
     else:
-        reason = matcher.validate_named_runtime(name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec))
+        reason = matcher.validate_named_runtime(
+            name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec)
+        )
         if reason is not None:
             message = f"Runtime {name} does not support model {model_name}: {reason}"
             result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
@@ -111,7 +115,10 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
 def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, Chain] | None:
     universe = result.universe
     candidates = [matcher.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
-    candidates += [matcher.Candidate(o.name, False, o.spec) for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)]
+    candidates += [
+        matcher.Candidate(o.name, False, o.spec)
+        for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)
+    ]
     selection = matcher.select_runtime(candidates, matcher.apply_format_defaults(model.spec), isvc.namespace)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"
@@ -119,15 +126,29 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
         result.diagnostics.extend(quirks.selection_notes(isvc, selection))
         return None
     chosen = selection.chosen
-    runtime = universe.runtimes[(isvc.namespace, chosen.name)] if chosen.namespaced else universe.cluster_runtimes[chosen.name]
+    runtime = (
+        universe.runtimes[(isvc.namespace, chosen.name)]
+        if chosen.namespaced
+        else universe.cluster_runtimes[chosen.name]
+    )
     result.diagnostics.append(
-        isvc.diag(INFO, f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)", "spec", code="runtime-selected")
+        isvc.diag(
+            INFO,
+            f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)",
+            "spec",
+            code="runtime-selected",
+        )
     )
     result.diagnostics.extend(quirks.selection_notes(isvc, selection))
     if selection.tie:
         runner_up = selection.ranked[1]
         result.diagnostics.append(
-            isvc.diag(WARNING, f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by namespace or name order; name the runtime in spec.runtime.name", "spec", code="selection-tie")
+            isvc.diag(
+                WARNING,
+                f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by namespace or name order; name the runtime in spec.runtime.name",
+                "spec",
+                code="selection-tie",
+            )
         )
     if INHERIT_FROM in runtime.annotations:
         result.diagnostics.append(
@@ -159,7 +180,16 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     ref = body["spec"].get("runtime")
     mark = len(result.diagnostics)
     if modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL:
-        result.diagnostics.append(isvc.diag(INFO, "ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready", "metadata", "annotations", modes.DEPLOYMENT_MODE, code="virtual-deployment"))
+        result.diagnostics.append(
+            isvc.diag(
+                INFO,
+                "ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready",
+                "metadata",
+                "annotations",
+                modes.DEPLOYMENT_MODE,
+                code="virtual-deployment",
+            )
+        )
         return []
     try:
         if isinstance(ref, dict) and ref.get("name"):
@@ -167,7 +197,9 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         else:
             found = _selected_runtime(result, isvc, model)
     except matcher.OMEPanic as exc:
-        result.diagnostics.append(isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic"))
+        result.diagnostics.append(
+            isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic")
+        )
         return []
     if result.lifecycle is not None:
         found = result.lifecycle.settle(result, isvc, body, found, mark)
@@ -178,7 +210,14 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     spec = admission.runtime_defaults(chain.spec)
     result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime, chain.runtimes))
     if body["spec"].get("engine") is None:
-        result.diagnostics.append(isvc.diag(ERROR, "engine component is required (write engine: {} to take the runtime's engineConfig)", "spec", code="DeploymentModeError"))
+        result.diagnostics.append(
+            isvc.diag(
+                ERROR,
+                "engine component is required (write engine: {} to take the runtime's engineConfig)",
+                "spec",
+                code="DeploymentModeError",
+            )
+        )
         return []
     sources = (isvc, *reversed(chain.runtimes))
     ctx = render.Context(isvc, body, model, runtime.name, spec, sources)
@@ -208,7 +247,9 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     return result
 
 
-def status(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> tuple[dict[str, Any], list[Diagnostic], bool]:
+def status(
+    paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b""
+) -> tuple[dict[str, Any], list[Diagnostic], bool]:
     """Runtime status as a ``v1 List``, the diagnostics, and whether any runtime failed.
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
@@ -226,14 +267,18 @@ def status(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] =
     return listing, diagnostics, failed
 
 
-def build_objects(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]) -> BuildResult:
+def build_objects(
+    objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]
+) -> BuildResult:
     """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
     result = resolve_inputs(objects, load_problems, options)
     universe = result.universe
     from omerender.lifecycle.settle import Lifecycle
     from omerender.lifecycle.lock import default_path
 
-    result.lifecycle = Lifecycle.load(options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward)
+    result.lifecycle = Lifecycle.load(
+        options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward
+    )
     result.lifecycle.start(result)
     for key in sorted(universe.isvcs):
         rendered = render_isvc(result, universe.isvcs[key])

@@ -11,7 +11,9 @@ OME_CORPUS = REPO.parent / "shared" / "ome"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true", help="Rewrite expected files of golden cases from the current output.")
+    parser.addoption(
+        "--update-golden", action="store_true", help="Rewrite expected files of golden cases from the current output."
+    )
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,6 @@ def write_tree(tmp_path: Path):
         return base
 
     return write
-
 
 
 @pytest.fixture

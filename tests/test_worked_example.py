@@ -57,12 +57,20 @@ DEPLOYMENT = {
                         "name": "ome-container",
                         "image": "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64",
                         "command": [
-                            "python3", "-m", "sglang.launch_server", "--host=0.0.0.0", "--port=8080",
-                            "--model-path=$(MODEL_PATH)", "--served-model-name=llama-3-2-3b-instruct",
+                            "python3",
+                            "-m",
+                            "sglang.launch_server",
+                            "--host=0.0.0.0",
+                            "--port=8080",
+                            "--model-path=$(MODEL_PATH)",
+                            "--served-model-name=llama-3-2-3b-instruct",
                         ],
                         "args": ["--tp-size=1", "--mem-frac=0.9"],
                         "ports": [{"containerPort": 8080, "name": "http1", "protocol": "TCP"}],
-                        "env": [{"name": "MODEL_PATH", "value": MODEL_PATH}, {"name": "PARALLELISM_SIZE", "value": "1"}],
+                        "env": [
+                            {"name": "MODEL_PATH", "value": MODEL_PATH},
+                            {"name": "PARALLELISM_SIZE", "value": "1"},
+                        ],
                         "resources": {
                             "requests": {"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
                             "limits": {"cpu": "10", "memory": "30Gi", "nvidia.com/gpu": "1"},
@@ -73,12 +81,18 @@ DEPLOYMENT = {
                         ],
                         "readinessProbe": {
                             "httpGet": {"path": "/health_generate", "port": 8080},
-                            "periodSeconds": 60, "timeoutSeconds": 200, "failureThreshold": 3, "successThreshold": 1,
+                            "periodSeconds": 60,
+                            "timeoutSeconds": 200,
+                            "failureThreshold": 3,
+                            "successThreshold": 1,
                         },
                         "startupProbe": {
                             "httpGet": {"path": "/health_generate", "port": 8080},
-                            "initialDelaySeconds": 60, "periodSeconds": 6, "timeoutSeconds": 30,
-                            "failureThreshold": 150, "successThreshold": 1,
+                            "initialDelaySeconds": 60,
+                            "periodSeconds": 6,
+                            "timeoutSeconds": 30,
+                            "failureThreshold": 150,
+                            "successThreshold": 1,
                         },
                         "terminationMessagePath": "/dev/termination-log",
                         "terminationMessagePolicy": "File",
@@ -120,7 +134,12 @@ HPA = {
         "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": NAME},
         "minReplicas": 1,
         "maxReplicas": 1,
-        "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}],
+        "metrics": [
+            {
+                "type": "Resource",
+                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}},
+            }
+        ],
         "behavior": {},
     },
 }
@@ -133,7 +152,11 @@ PDB = {
 EXTERNAL = {
     "apiVersion": "v1",
     "kind": "Service",
-    "metadata": {"name": ISVC, "namespace": NS, "labels": {"ome.io/inferenceservice": ISVC, "component": "external-service"}},
+    "metadata": {
+        "name": ISVC,
+        "namespace": NS,
+        "labels": {"ome.io/inferenceservice": ISVC, "component": "external-service"},
+    },
     "spec": {
         "selector": {"ome.io/inferenceservice": ISVC, "component": "engine"},
         "ports": [{"name": "http", "port": 8080, "targetPort": 8080, "protocol": "TCP"}],
@@ -143,7 +166,11 @@ EXTERNAL = {
 CONFIG_MAP = {
     "apiVersion": "v1",
     "kind": "ConfigMap",
-    "metadata": {"name": "modelconfig-lama-3-2-3b-instruct", "namespace": NS, "labels": {"ome.io/inferenceservice": ISVC}},
+    "metadata": {
+        "name": "modelconfig-lama-3-2-3b-instruct",
+        "namespace": NS,
+        "labels": {"ome.io/inferenceservice": ISVC},
+    },
     "data": {
         "models.json": (
             '[{"modelName":"llama-3-2-3b-instruct","modelSpec":{"storageUri":"hf://meta-llama/Llama-3.2-3B-Instruct",'

@@ -67,7 +67,12 @@ def isvc_defaults(isvc: Obj) -> tuple[dict[str, Any], list[Diagnostic]]:
         engine, decoder = spec.get("engine"), spec.get("decoder")
         if engine is not None and decoder is not None:
             mode = "PDDisaggregated"
-        elif isinstance(engine, dict) and engine.get("leader") and engine.get("worker") and int((engine["worker"] or {}).get("size") or 0) > 0:
+        elif (
+            isinstance(engine, dict)
+            and engine.get("leader")
+            and engine.get("worker")
+            and int((engine["worker"] or {}).get("size") or 0) > 0
+        ):
             mode = "MultiNode"
         else:
             mode = "RawDeployment"
@@ -91,17 +96,24 @@ def isvc_validation(isvc: Obj) -> list[Diagnostic]:
             isvc.diag(
                 ERROR,
                 f"invalid InferenceService name {isvc.name!r}, must match {ISVC_NAME.pattern!r}",
-                "metadata", "name",
+                "metadata",
+                "name",
                 code="invalid-name",
             )
         )
     spec = isvc.spec
     if spec.get("decoder") is not None and spec.get("engine") is None:
-        problems.append(isvc.diag(ERROR, "decoder cannot be specified without engine", "spec", "decoder", code="decoder-without-engine"))
+        problems.append(
+            isvc.diag(
+                ERROR, "decoder cannot be specified without engine", "spec", "decoder", code="decoder-without-engine"
+            )
+        )
     return problems
 
 
-def replica_override_warnings(isvc: Obj, runtime_spec: dict[str, Any], runtime: Obj, chain: tuple[Obj, ...] = ()) -> list[Diagnostic]:
+def replica_override_warnings(
+    isvc: Obj, runtime_spec: dict[str, Any], runtime: Obj, chain: tuple[Obj, ...] = ()
+) -> list[Diagnostic]:
     """OME's webhook fills min/max replicas on the InferenceService first, so a runtime's are never used.
 
     Reported at the runtime in ``chain`` (root first) whose own spec sets the value, else at the
@@ -124,7 +136,9 @@ def replica_override_warnings(isvc: Obj, runtime_spec: dict[str, Any], runtime: 
             )
             setter = next((r for r in reversed(chain) if key in (r.spec.get(f"{component}Config") or {})), None)
             if setter is not None:
-                problems.append(setter.diag(WARNING, message, "spec", f"{component}Config", key, code="replicas-overridden"))
+                problems.append(
+                    setter.diag(WARNING, message, "spec", f"{component}Config", key, code="replicas-overridden")
+                )
             else:
                 problems.append(isvc.diag(WARNING, message, "spec", component, code="replicas-overridden"))
     return problems

@@ -30,19 +30,56 @@ from omerender.cli.common import (
 @click.command()
 @paths_argument
 @namespace_option
-@click.option("-o", "--output-dir", type=click.Path(file_okay=False), help="Write one file per object into DIR instead of stdout.")
-@click.option("--status-file", type=click.Path(dir_okay=False), help="Also write runtime status as a v1 List (.json for JSON, else YAML).")
-@click.option("--keep-last-good", is_flag=True, help="Render InferenceServices whose runtime chain is broken from their locked snapshot, with a warning each.")
+@click.option(
+    "-o", "--output-dir", type=click.Path(file_okay=False), help="Write one file per object into DIR instead of stdout."
+)
+@click.option(
+    "--status-file",
+    type=click.Path(dir_okay=False),
+    help="Also write runtime status as a v1 List (.json for JSON, else YAML).",
+)
+@click.option(
+    "--keep-last-good",
+    is_flag=True,
+    help="Render InferenceServices whose runtime chain is broken from their locked snapshot, with a warning each.",
+)
 @lock_file_option
 @model_metadata_option
 @strict_option
 @kube_version_option
-@click.option("--allow-output-in-input", is_flag=True, help="Allow --output-dir or --status-file inside (or holding) an input path.")
+@click.option(
+    "--allow-output-in-input",
+    is_flag=True,
+    help="Allow --output-dir or --status-file inside (or holding) an input path.",
+)
 @with_report_options
 @with_gitops_options
 @search_path_option
 @guard
-def build(paths: tuple[str, ...], namespace: str, output_dir: str | None, status_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int, emit: tuple[str, ...] = ("rendered",), search_path: tuple[str, ...] = (), check: bool = False, fail_on_change: bool = False, kustomization: bool = False, flux_substitute_disabled: bool = False, fail_empty: bool = False, keep_last_good: bool = False, lock_file: str | None = None, model_metadata: str | None = None, strict: bool = False, kube_version: str | None = DEFAULT_KUBE_VERSION, allow_output_in_input: bool = False) -> None:
+def build(
+    paths: tuple[str, ...],
+    namespace: str,
+    output_dir: str | None,
+    status_file: str | None,
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+    emit: tuple[str, ...] = ("rendered",),
+    search_path: tuple[str, ...] = (),
+    check: bool = False,
+    fail_on_change: bool = False,
+    kustomization: bool = False,
+    flux_substitute_disabled: bool = False,
+    fail_empty: bool = False,
+    keep_last_good: bool = False,
+    lock_file: str | None = None,
+    model_metadata: str | None = None,
+    strict: bool = False,
+    kube_version: str | None = DEFAULT_KUBE_VERSION,
+    allow_output_in_input: bool = False,
+) -> None:
     """Render the objects the OME controller creates for every InferenceService in PATHS."""
     from omerender.cli.output import OutputOptions, emitted, finish
     from omerender.pipeline import BuildOptions, build as run_build
@@ -54,8 +91,27 @@ def build(paths: tuple[str, ...], namespace: str, output_dir: str | None, status
     out.validate(output_dir)
     kube = resolve_kube_version(kube_version)
     if not allow_output_in_input:
-        refuse_output_in_input(list(paths) + list(search_path), [("--output-dir", None if check else output_dir), ("--status-file", status_file), ("--report-file", report_file)])
-    result = run_build(list(paths) + list(search_path), BuildOptions(namespace=namespace, max_file_bytes=max_file_size, keep_last_good=keep_last_good, lock_file=lock_file, model_metadata=model_metadata, strict=strict, kube_version=kube), stdin)
+        refuse_output_in_input(
+            list(paths) + list(search_path),
+            [
+                ("--output-dir", None if check else output_dir),
+                ("--status-file", status_file),
+                ("--report-file", report_file),
+            ],
+        )
+    result = run_build(
+        list(paths) + list(search_path),
+        BuildOptions(
+            namespace=namespace,
+            max_file_bytes=max_file_size,
+            keep_last_good=keep_last_good,
+            lock_file=lock_file,
+            model_metadata=model_metadata,
+            strict=strict,
+            kube_version=kube,
+        ),
+        stdin,
+    )
     selection = emitted(result, out)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)
     if result.failed:
@@ -63,7 +119,9 @@ def build(paths: tuple[str, ...], namespace: str, output_dir: str | None, status
     if status_file:
         from omerender.lifecycle.lock import last_chains
 
-        status = status_list(result.universe, result.chains, last_chains(result.lifecycle.lock, result.universe.all_runtimes()))
+        status = status_list(
+            result.universe, result.chains, last_chains(result.lifecycle.lock, result.universe.all_runtimes())
+        )
         if status_file.endswith(".json"):
             import json
 
@@ -81,7 +139,18 @@ def build(paths: tuple[str, ...], namespace: str, output_dir: str | None, status
 @strict_option
 @with_report_options
 @guard
-def status(paths: tuple[str, ...], namespace: str, output: str, lock_file: str | None, report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int, strict: bool = False) -> None:
+def status(
+    paths: tuple[str, ...],
+    namespace: str,
+    output: str,
+    lock_file: str | None,
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+    strict: bool = False,
+) -> None:
     """Show every runtime's inheritance chain and its InheritanceReady condition.
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
@@ -90,7 +159,9 @@ def status(paths: tuple[str, ...], namespace: str, output: str, lock_file: str |
     from omerender.resolve.status import table
     from omerender.load.yamlio import dump_one
 
-    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, strict=strict, kube_version=None)
+    options = BuildOptions(
+        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, strict=strict, kube_version=None
+    )
     listing, diagnostics, failed = run_status(list(paths), options, stdin)
     report(diagnostics, report_format, report_file, max_errors, verbose)
     if output == "table":

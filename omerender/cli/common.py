@@ -10,7 +10,9 @@ import click
 
 from omerender import __version__
 
-DEFAULT_KUBE_VERSION = "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
+DEFAULT_KUBE_VERSION = (
+    "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
+)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,7 +63,10 @@ def resolve_kube_version(given: str | None) -> str | None:
     from omerender.verify.kube_schema import available_versions
 
     if not available_versions() and given == DEFAULT_KUBE_VERSION:
-        click.echo("omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against Kubernetes schemas", err=True)
+        click.echo(
+            "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against Kubernetes schemas",
+            err=True,
+        )
         return None
     try:
         return resolve_version(given)
@@ -79,14 +84,36 @@ def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | Non
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 namespace_option = click.option(
-    "-n", "--namespace", default="default", show_default=True, help="Namespace for namespaced objects that do not set one."
+    "-n",
+    "--namespace",
+    default="default",
+    show_default=True,
+    help="Namespace for namespaced objects that do not set one.",
 )
 report_options = [
-    click.option("--report-format", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True, help="How diagnostics are reported."),
+    click.option(
+        "--report-format",
+        type=click.Choice(["text", "json", "github", "sarif"]),
+        default="text",
+        show_default=True,
+        help="How diagnostics are reported.",
+    ),
     click.option("--report-file", type=click.Path(dir_okay=False), help="Write diagnostics here instead of stderr."),
-    click.option("--max-errors", type=click.IntRange(min=0), help="Print at most N diagnostics, then how many were left out [default: all]."),
-    click.option("-v", "--verbose", count=True, help="Also report informational notes (e.g. why a runtime was selected)."),
-    click.option("--max-file-size", type=click.IntRange(min=1), default=10 * 1024 * 1024, show_default=True, help="Refuse input files larger than this many bytes."),
+    click.option(
+        "--max-errors",
+        type=click.IntRange(min=0),
+        help="Print at most N diagnostics, then how many were left out [default: all].",
+    ),
+    click.option(
+        "-v", "--verbose", count=True, help="Also report informational notes (e.g. why a runtime was selected)."
+    ),
+    click.option(
+        "--max-file-size",
+        type=click.IntRange(min=1),
+        default=10 * 1024 * 1024,
+        show_default=True,
+        help="Refuse input files larger than this many bytes.",
+    ),
 ]
 
 
@@ -96,14 +123,47 @@ def with_report_options(fn: F) -> F:
     return fn
 
 
-EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # omerender.output.emit.KINDS, kept here so --help stays light
+EMIT_KINDS = (
+    "rendered",
+    "flattened",
+    "passthrough",
+    "inputs",
+)  # omerender.output.emit.KINDS, kept here so --help stays light
 gitops_options = [  # docs/integrations.md
-    click.option("--emit", type=click.Choice(EMIT_KINDS), multiple=True, default=("rendered",), show_default=True, help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs (OME objects as given)."),
-    click.option("--check", is_flag=True, help="Write nothing: validate only, or with -o exit 1 when DIR differs from what would be written."),
-    click.option("--fail-on-change", is_flag=True, help="With -o: write DIR, then exit 1 if that changed it (pre-commit's fixer convention)."),
-    click.option("--kustomization", is_flag=True, help="With -o: also write a kustomization.yaml listing the files (for kustomize and Flux)."),
-    click.option("--flux-substitute-disabled", is_flag=True, help="Annotate OME-derived objects with kustomize.toolkit.fluxcd.io/substitute: disabled."),
-    click.option("--fail-empty/--no-fail-empty", default=False, show_default=True, help="Exit 1 when nothing would be emitted (argocd-generate turns this on)."),
+    click.option(
+        "--emit",
+        type=click.Choice(EMIT_KINDS),
+        multiple=True,
+        default=("rendered",),
+        show_default=True,
+        help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs (OME objects as given).",
+    ),
+    click.option(
+        "--check",
+        is_flag=True,
+        help="Write nothing: validate only, or with -o exit 1 when DIR differs from what would be written.",
+    ),
+    click.option(
+        "--fail-on-change",
+        is_flag=True,
+        help="With -o: write DIR, then exit 1 if that changed it (pre-commit's fixer convention).",
+    ),
+    click.option(
+        "--kustomization",
+        is_flag=True,
+        help="With -o: also write a kustomization.yaml listing the files (for kustomize and Flux).",
+    ),
+    click.option(
+        "--flux-substitute-disabled",
+        is_flag=True,
+        help="Annotate OME-derived objects with kustomize.toolkit.fluxcd.io/substitute: disabled.",
+    ),
+    click.option(
+        "--fail-empty/--no-fail-empty",
+        default=False,
+        show_default=True,
+        help="Exit 1 when nothing would be emitted (argocd-generate turns this on).",
+    ),
 ]
 
 
@@ -113,9 +173,10 @@ def with_gitops_options(fn: F) -> F:
     return fn
 
 
-
 lock_file_option = click.option(
-    "--lock-file", type=click.Path(dir_okay=False), help="The lock file [default: omerender.lock in the first PATH directory]."
+    "--lock-file",
+    type=click.Path(dir_okay=False),
+    help="The lock file [default: omerender.lock in the first PATH directory].",
 )
 model_metadata_option = click.option(
     "--model-metadata",
@@ -129,7 +190,9 @@ search_path_option = click.option(
     help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, locked or compared (repeatable).",
 )
 strict_option = click.option(
-    "--strict", is_flag=True, help="Unknown fields in OME objects are errors (as kubectl's default field validation makes them), not warnings."
+    "--strict",
+    is_flag=True,
+    help="Unknown fields in OME objects are errors (as kubectl's default field validation makes them), not warnings.",
 )
 kube_version_option = click.option(
     "--kube-version",
@@ -137,4 +200,3 @@ kube_version_option = click.option(
     show_default=True,
     help="Validate rendered objects against this Kubernetes release's schemas; 'none' skips the check.",
 )
-

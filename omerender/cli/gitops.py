@@ -47,8 +47,12 @@ def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     options: dict[str, Any] = {
-        "paths": paths or (".",), "namespace": settings.namespace, "emit": settings.emit, "search_path": settings.search_paths,
-        "fail_empty": not settings.allow_empty, "max_errors": settings.max_errors,
+        "paths": paths or (".",),
+        "namespace": settings.namespace,
+        "emit": settings.emit,
+        "search_path": settings.search_paths,
+        "fail_empty": not settings.allow_empty,
+        "max_errors": settings.max_errors,
     }
     if settings.kube_version:
         from omerender.verify.kube_schema import KubeVersionError, resolve_version
@@ -81,9 +85,15 @@ def krm(config: str | None) -> None:
         text = Path(config).read_text(encoding="utf-8") if config else stdin().decode("utf-8")
         documents = [d.data for d in parse_documents(text)]
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise click.UsageError(f"cannot read {'CONFIG' if config else 'the ResourceList on stdin'}: {' '.join(str(exc).split())}") from None
+        raise click.UsageError(
+            f"cannot read {'CONFIG' if config else 'the ResourceList on stdin'}: {' '.join(str(exc).split())}"
+        ) from None
     first = documents[0] if documents else None
-    resource_list = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": first} if config else first
+    resource_list = (
+        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": first}
+        if config
+        else first
+    )
     try:
         settings = parse_config(resource_list.get("functionConfig") if isinstance(resource_list, dict) else None)
         loaded = load(list(settings.paths), LoadOptions(namespace=settings.namespace)) if settings.paths else None
@@ -95,7 +105,9 @@ def krm(config: str | None) -> None:
         click.echo(dump_one(output), nl=False)
     else:
         for result in output.get("results", []):
-            click.echo(f"{result.get('file', {}).get('path', '-')}: {result['severity']}: {result['message']}", err=True)
+            click.echo(
+                f"{result.get('file', {}).get('path', '-')}: {result['severity']}: {result['message']}", err=True
+            )
         if not failed:
             click.echo(dump_stream(output["items"]), nl=False)
     if failed:

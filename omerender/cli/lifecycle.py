@@ -22,6 +22,7 @@ from omerender.cli.common import (
     with_report_options,
 )
 
+
 def _search_roots(search_path: tuple[str, ...]) -> Any:
     """A predicate: the object was read from a --search-path (so it only resolves, as with build)."""
     from omerender.output.emit import under
@@ -49,14 +50,37 @@ def _isvc_key(name: str, namespace: str) -> str:
 @click.argument("isvc", metavar="ISVC")
 @paths_argument
 @namespace_option
-@click.option("-o", "--output", type=click.Choice(["text", "yaml", "json"]), default="text", show_default=True, help="yaml and json add the chain (root first) and the merged spec.")
-@click.option("--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "yaml", "json"]),
+    default="text",
+    show_default=True,
+    help="yaml and json add the chain (root first) and the merged spec.",
+)
+@click.option(
+    "--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field."
+)
 @lock_file_option
 @model_metadata_option
 @search_path_option
 @with_report_options
 @guard
-def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, show_origin: bool, lock_file: str | None, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+def effective(
+    isvc: str,
+    paths: tuple[str, ...],
+    namespace: str,
+    output: str,
+    show_origin: bool,
+    lock_file: str | None,
+    model_metadata: str | None,
+    search_path: tuple[str, ...],
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+) -> None:
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
     ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
@@ -68,7 +92,12 @@ def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, sh
     from omerender.pipeline import BuildOptions, build
     from omerender.load.yamlio import dump_one
 
-    options = BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file or default_path(list(paths)), model_metadata=model_metadata)
+    options = BuildOptions(
+        namespace=namespace,
+        max_file_bytes=max_file_size,
+        lock_file=lock_file or default_path(list(paths)),
+        model_metadata=model_metadata,
+    )
     result = build(list(paths) + list(search_path), options, stdin)
     key = _isvc_key(isvc, namespace)
     record = result.lifecycle.records.get(key)
@@ -77,12 +106,18 @@ def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, sh
     if record is not None and not searched:
         files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
         model_ref = record.isvc.spec.get("model")
-        model = result.universe.model_named(str(model_ref.get("name")), record.isvc.namespace) if isinstance(model_ref, dict) else None
+        model = (
+            result.universe.model_named(str(model_ref.get("name")), record.isvc.namespace)
+            if isinstance(model_ref, dict)
+            else None
+        )
         if model is not None:
             files.add(model.path)
     report([d for d in result.diagnostics if d.path in files], report_format, report_file, max_errors, verbose)
     if record is None or searched:
-        where = f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"
+        where = (
+            f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"
+        )
         click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)
         sys.exit(EXIT_FINDINGS)
     desc = describe(record, output != "text", show_origin)
@@ -99,15 +134,39 @@ def effective(isvc: str, paths: tuple[str, ...], namespace: str, output: str, sh
 @click.command(name="lock")
 @paths_argument
 @namespace_option
-@click.option("--roll-forward", "roll_forward", multiple=True, metavar="ISVC", help="Move an autoSync: false InferenceService (name or namespace/name) to the live merged spec. Repeatable.")
-@click.option("--keep-last-good", is_flag=True, help="Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing.")
+@click.option(
+    "--roll-forward",
+    "roll_forward",
+    multiple=True,
+    metavar="ISVC",
+    help="Move an autoSync: false InferenceService (name or namespace/name) to the live merged spec. Repeatable.",
+)
+@click.option(
+    "--keep-last-good",
+    is_flag=True,
+    help="Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing.",
+)
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
 @lock_file_option
 @model_metadata_option
 @search_path_option
 @with_report_options
 @guard
-def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str, ...], keep_last_good: bool, check: bool, lock_file: str | None, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+def lock_command(
+    paths: tuple[str, ...],
+    namespace: str,
+    roll_forward: tuple[str, ...],
+    keep_last_good: bool,
+    check: bool,
+    lock_file: str | None,
+    model_metadata: str | None,
+    search_path: tuple[str, ...],
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+) -> None:
     """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
 
     autoSync: false InferenceServices keep their locked revision until --roll-forward names them;
@@ -123,7 +182,12 @@ def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str
 
     keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
     options = BuildOptions(
-        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file or default_path(list(paths)), keep_last_good=keep_last_good, roll_forward=keys, model_metadata=model_metadata
+        namespace=namespace,
+        max_file_bytes=max_file_size,
+        lock_file=lock_file or default_path(list(paths)),
+        keep_last_good=keep_last_good,
+        roll_forward=keys,
+        model_metadata=model_metadata,
     )
     result = build(list(paths) + list(search_path), options, stdin)
     recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
@@ -135,11 +199,18 @@ def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str
         if key not in records:
             raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
         if records[key].sync == "revision":
-            raise click.UsageError(f"--roll-forward {key}: it is pinned by spec.runtime.revision; change that field instead")
+            raise click.UsageError(
+                f"--roll-forward {key}: it is pinned by spec.runtime.revision; change that field instead"
+            )
         if records[key].sync == "live":
-            click.echo(f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True)
+            click.echo(
+                f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True
+            )
     if result.failed:
-        click.echo(f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)", err=True)
+        click.echo(
+            f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)",
+            err=True,
+        )
         sys.exit(EXIT_FINDINGS)
     text = relocked(result, records, searched)
     path = result.lifecycle.path
@@ -156,7 +227,10 @@ def lock_command(paths: tuple[str, ...], namespace: str, roll_forward: tuple[str
 def _relabel(diagnostics: list[Any], scratch: str, label: str) -> list[Any]:
     import dataclasses
 
-    return [dataclasses.replace(d, path=label + d.path[len(scratch) :].lstrip("/")) if d.path.startswith(scratch) else d for d in diagnostics]
+    return [
+        dataclasses.replace(d, path=label + d.path[len(scratch) :].lstrip("/")) if d.path.startswith(scratch) else d
+        for d in diagnostics
+    ]
 
 
 def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | None) -> tuple[list[str], list[str]]:
@@ -192,14 +266,28 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW).")
+@click.option(
+    "--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW)."
+)
 @namespace_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @model_metadata_option
 @search_path_option
 @with_report_options
 @guard
-def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, model_metadata: str | None, search_path: tuple[str, ...], report_format: str, report_file: str | None, max_errors: int | None, verbose: int, max_file_size: int) -> None:
+def diff(
+    paths: tuple[str, ...],
+    git_ref: str | None,
+    namespace: str,
+    fmt: str,
+    model_metadata: str | None,
+    search_path: tuple[str, ...],
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+) -> None:
     """Which runtimes' merged specs change between OLD and NEW, and which InferenceServices roll out.
 
     \b
@@ -218,7 +306,9 @@ def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, 
     from omerender.pipeline import BuildOptions, build
 
     def options(lock_file: str) -> BuildOptions:
-        return BuildOptions(namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata)
+        return BuildOptions(
+            namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata
+        )
 
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
         if git_ref is not None:
@@ -227,12 +317,18 @@ def diff(paths: tuple[str, ...], git_ref: str | None, namespace: str, fmt: str, 
             except GitError as exc:
                 click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
                 sys.exit(EXIT_USAGE)
-            (old_paths, old_roots), (new_paths, new_roots) = _sides(list(paths), search_path, extracted), _sides(list(paths), search_path, None)
+            (old_paths, old_roots), (new_paths, new_roots) = (
+                _sides(list(paths), search_path, extracted),
+                _sides(list(paths), search_path, None),
+            )
             old_lock, new_lock = default_path(extracted), default_path(list(paths))
         elif len(paths) != 2:
             raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
         else:
-            (old_paths, old_roots), (new_paths, new_roots) = _sides([paths[0]], search_path, None), _sides([paths[1]], search_path, None)
+            (old_paths, old_roots), (new_paths, new_roots) = (
+                _sides([paths[0]], search_path, None),
+                _sides([paths[1]], search_path, None),
+            )
             old_lock, new_lock = default_path([paths[0]]), default_path([paths[1]])
         old, new = build(old_paths, options(old_lock), stdin), build(new_paths, options(new_lock), stdin)
         hidden = _searched_isvcs(old, old_roots) | _searched_isvcs(new, new_roots)

@@ -107,7 +107,9 @@ def _parameters(raw: str) -> list[tuple[str, str | tuple[str, ...]]]:
 
 def settings_from_env(env: Mapping[str, str]) -> Settings:
     """The plugin's settings from Argo CD's environment; raises SettingsError naming a bad value."""
-    settings = Settings(namespace=env.get("ARGOCD_APP_NAMESPACE") or "default", kube_version=env.get("KUBE_VERSION") or None)
+    settings = Settings(
+        namespace=env.get("ARGOCD_APP_NAMESPACE") or "default", kube_version=env.get("KUBE_VERSION") or None
+    )
     for key in sorted(env):
         if key.startswith(ENV_PREFIX):
             name = key[len(ENV_PREFIX) :].lower().replace("_", "-")

@@ -26,7 +26,13 @@ from omerender.pipeline import BuildOptions, build_objects
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"
 LEGACY_PATH, LEGACY_INDEX = "config.kubernetes.io/path", "config.kubernetes.io/index"
-_TOOL_ANNOTATIONS = ("internal.config.kubernetes.io/", LEGACY_PATH, LEGACY_INDEX, "config.k8s.io/id", "kustomize.config.k8s.io/id")
+_TOOL_ANNOTATIONS = (
+    "internal.config.kubernetes.io/",
+    LEGACY_PATH,
+    LEGACY_INDEX,
+    "config.k8s.io/id",
+    "kustomize.config.k8s.io/id",
+)
 
 
 class KrmError(ValueError):
@@ -68,7 +74,9 @@ def parse_config(function_config: Any) -> KrmConfig:
     values = values if isinstance(values, dict) else {}
     unknown = sorted(set(values) - CONFIG_KEYS)
     if unknown:
-        raise KrmError(f"functionConfig: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(CONFIG_KEYS))}")
+        raise KrmError(
+            f"functionConfig: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(CONFIG_KEYS))}"
+        )
     config = KrmConfig()
     emit = _listed(values["emit"], "emit") if "emit" in values else config.emit
     problem = kinds_problem(emit) or ("" if emit else "emit needs at least one value")
@@ -136,7 +144,12 @@ def _result(diagnostic: Diagnostic, items: dict[str, _Item]) -> dict[str, Any]:
             result["file"] = {"path": found.path, **({"index": found.index} if found.index is not None else {})}
         given = found.item.get("metadata")
         meta: dict[str, Any] = given if isinstance(given, dict) else {}
-        ref = {"apiVersion": found.item.get("apiVersion"), "kind": found.item.get("kind"), "name": meta.get("name"), "namespace": meta.get("namespace")}
+        ref = {
+            "apiVersion": found.item.get("apiVersion"),
+            "kind": found.item.get("kind"),
+            "name": meta.get("name"),
+            "namespace": meta.get("namespace"),
+        }
         result["resourceRef"] = {k: v for k, v in ref.items() if v}
     if diagnostic.json_path and diagnostic.json_path != "$":
         result["field"] = {"path": diagnostic.json_path.removeprefix("$").removeprefix(".")}
@@ -164,8 +177,13 @@ def process(
         items[key] = _Item(item if isinstance(item, dict) else {}, path, index)
         documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
     objects, problems = objects_from_documents(documents, LoadOptions(namespace=config.namespace))
-    result = build_objects(objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths))
-    selection = select(result, EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True))
+    result = build_objects(
+        objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths)
+    )
+    selection = select(
+        result,
+        EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True),
+    )
     loaded = {o.path for o in objects}
     out_items: list[Any] = []
     if PASSTHROUGH in config.emit:  # items that are no object omerender knows keep their place in the package
@@ -179,7 +197,9 @@ def process(
             out_items.append(_restore(copy.deepcopy(body), items[source.path].item))
     diagnostics = [d for d in result.diagnostics + selection.diagnostics if d.severity != INFO]
     output: dict[str, Any] = {
-        "apiVersion": resource_list.get("apiVersion") if resource_list.get("apiVersion") in API_VERSIONS else API_VERSIONS[0],
+        "apiVersion": resource_list.get("apiVersion")
+        if resource_list.get("apiVersion") in API_VERSIONS
+        else API_VERSIONS[0],
         "kind": "ResourceList",
         "items": out_items,
     }

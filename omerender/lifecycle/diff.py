@@ -26,7 +26,9 @@ def runtime_revisions(result: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for runtime in result.universe.all_runtimes():
         chain = result.chains[id(runtime)]
-        out[runtime_key(runtime)] = revision_of(chain.spec) if chain.ok and chain.spec is not None else f"broken ({chain.reason})"
+        out[runtime_key(runtime)] = (
+            revision_of(chain.spec) if chain.ok and chain.spec is not None else f"broken ({chain.reason})"
+        )
     return out
 
 
@@ -111,7 +113,13 @@ def _config_path(obj: dict[str, Any], keys: list[Any], runner: Any) -> str | Non
     return prefix + ("" if not rest else rest if rest.startswith("[") else "." + rest)
 
 
-def _changes(old: dict[str, Any] | None, new: dict[str, Any] | None, table_old: dict[str, str], table_new: dict[str, str], runner: Any) -> list[dict[str, Any]]:
+def _changes(
+    old: dict[str, Any] | None,
+    new: dict[str, Any] | None,
+    table_old: dict[str, str],
+    table_new: dict[str, str],
+    runner: Any,
+) -> list[dict[str, Any]]:
     from deepdiff import DeepDiff
 
     seen: set[str] = set()
@@ -155,16 +163,30 @@ def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset())
     objs_old, objs_new = _objects_by_isvc(old), _objects_by_isvc(new)
     isvcs_old = {isvc_key(i) for i in old.universe.isvcs.values()} - hidden
     isvcs_new = {isvc_key(i) for i in new.universe.isvcs.values()} - hidden
-    report: dict[str, Any] = {"runtimes": runtimes, "rollouts": [], "drifting": [], "created": sorted(isvcs_new - isvcs_old), "deleted": sorted(isvcs_old - isvcs_new), "broken": []}
+    report: dict[str, Any] = {
+        "runtimes": runtimes,
+        "rollouts": [],
+        "drifting": [],
+        "created": sorted(isvcs_new - isvcs_old),
+        "deleted": sorted(isvcs_old - isvcs_new),
+        "broken": [],
+    }
     for key in sorted(isvcs_old & isvcs_new):
         before, after = rec_old.get(key), rec_new.get(key)
         if after is None or after.revision is None:
             if before is not None and before.revision is not None:
-                report["broken"].append({"inferenceService": key, "runtime": before.runtime_key, "lastRevision": before.revision})
+                report["broken"].append(
+                    {"inferenceService": key, "runtime": before.runtime_key, "lastRevision": before.revision}
+                )
             continue
         if after.drifted and before is not None and before.live_revision != after.live_revision:
             report["drifting"].append(
-                {"inferenceService": key, "runtime": after.runtime_key, "pinnedRevision": after.revision, "liveRevision": {"old": before.live_revision, "new": after.live_revision}}
+                {
+                    "inferenceService": key,
+                    "runtime": after.runtime_key,
+                    "pinnedRevision": after.revision,
+                    "liveRevision": {"old": before.live_revision, "new": after.live_revision},
+                }
             )
         tree_old, tree_new = effective_tree(before), effective_tree(after)
         table_old, table_new = origin.origins(tree_old), origin.origins(tree_new)
@@ -173,12 +195,26 @@ def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset())
         for name in sorted(old_set.keys() | new_set.keys()):
             if old_set.get(name) == new_set.get(name):
                 continue
-            component = str((((new_set.get(name) or old_set.get(name) or {}).get("metadata") or {}).get("labels") or {}).get("component", "engine"))
-            runner = _runner_name(tree_new if name in new_set else tree_old, component if component in origin.COMPONENT_CONFIG else "engine")
-            objects.append({"object": name, "changes": _changes(old_set.get(name), new_set.get(name), table_old, table_new, runner)})
+            component = str(
+                (((new_set.get(name) or old_set.get(name) or {}).get("metadata") or {}).get("labels") or {}).get(
+                    "component", "engine"
+                )
+            )
+            runner = _runner_name(
+                tree_new if name in new_set else tree_old,
+                component if component in origin.COMPONENT_CONFIG else "engine",
+            )
+            objects.append(
+                {
+                    "object": name,
+                    "changes": _changes(old_set.get(name), new_set.get(name), table_old, table_new, runner),
+                }
+            )
         if objects:
             revision = {"old": before.revision if before else None, "new": after.revision}
-            report["rollouts"].append({"inferenceService": key, "runtime": after.runtime_key, "revision": revision, "objects": objects})
+            report["rollouts"].append(
+                {"inferenceService": key, "runtime": after.runtime_key, "revision": revision, "objects": objects}
+            )
     return report
 
 
@@ -208,16 +244,25 @@ def _change_text(change: dict[str, Any]) -> str:
 def _sections(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
     """Titles and one-line items shared by the text and markdown forms (rollouts aside)."""
     sections = [
-        ("Runtimes whose merged spec changed", [f"{r['runtime']}: {r['old'] or '<none>'} -> {r['new'] or '<none>'}" for r in report["runtimes"]]),
+        (
+            "Runtimes whose merged spec changed",
+            [f"{r['runtime']}: {r['old'] or '<none>'} -> {r['new'] or '<none>'}" for r in report["runtimes"]],
+        ),
         (
             "Pinned InferenceServices drifting (they keep their snapshot)",
-            [f"{d['inferenceService']}: stays on {d['pinnedRevision']}; {d['runtime']} live {d['liveRevision']['old']} -> {d['liveRevision']['new']}" for d in report["drifting"]],
+            [
+                f"{d['inferenceService']}: stays on {d['pinnedRevision']}; {d['runtime']} live {d['liveRevision']['old']} -> {d['liveRevision']['new']}"
+                for d in report["drifting"]
+            ],
         ),
         ("InferenceServices created", list(report["created"])),
         ("InferenceServices deleted", list(report["deleted"])),
         (
             "InferenceServices that no longer render (in a cluster their pods keep serving)",
-            [f"{b['inferenceService']}: {b['runtime']}, last rendered revision {b['lastRevision']}" for b in report["broken"]],
+            [
+                f"{b['inferenceService']}: {b['runtime']}, last rendered revision {b['lastRevision']}"
+                for b in report["broken"]
+            ],
         ),
     ]
     return [(title, items) for title, items in sections if items]
@@ -275,7 +320,13 @@ def format_markdown(report: dict[str, Any]) -> str:
             out += [f"**`{_rollout_title(r)}`**", "", "| Object | Field | Old | New | From |", "|---|---|---|---|---|"]
             for obj in r["objects"]:
                 for c in obj["changes"]:
-                    cells = (obj["object"], f"`{c['path']}`", f"`{_value(c['old'])}`", f"`{_value(c['new'])}`", c["origin"])
+                    cells = (
+                        obj["object"],
+                        f"`{c['path']}`",
+                        f"`{_value(c['old'])}`",
+                        f"`{_value(c['new'])}`",
+                        c["origin"],
+                    )
                     out.append("| " + " | ".join(_md(x) for x in cells) + " |")
             out.append("")
     for title, items in sections:

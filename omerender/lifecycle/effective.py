@@ -24,10 +24,18 @@ def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[
     """
     condition: dict[str, Any] = {"type": "RuntimeDrifted"}
     if record.drifted:
-        condition.update(status="True", reason="RevisionMismatch", message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision {record.live_revision}")
+        condition.update(
+            status="True",
+            reason="RevisionMismatch",
+            message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision {record.live_revision}",
+        )
         return True, condition
     if record.sync != "live" and pinned_to is not None and record.live_revision is None:
-        condition.update(status="Unknown", reason="LiveRevisionUnknown", message=f"pinned to revision {pinned_to}; the live merged spec does not resolve, so it cannot be compared")
+        condition.update(
+            status="Unknown",
+            reason="LiveRevisionUnknown",
+            message=f"pinned to revision {pinned_to}; the live merged spec does not resolve, so it cannot be compared",
+        )
         return None, condition
     condition["status"] = "False"
     return False, condition
@@ -98,9 +106,14 @@ def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None
     else:
         sync = "pinned to its locked snapshot (autoSync: false)"
     condition = next((c for c in desc["conditions"] if c["type"] == "RuntimeDrifted"), {"status": "False"})
-    drift = condition["status"] + (f" ({condition['reason']}: {condition['message']})" if condition.get("reason") else "")
+    drift = condition["status"] + (
+        f" ({condition['reason']}: {condition['message']})" if condition.get("reason") else ""
+    )
     if desc["revision"]:
-        revision = desc["revision"] + {"last-good": " (last good, from the lock)", "lock": " (the locked snapshot)"}.get(desc["source"], "")
+        revision = desc["revision"] + {
+            "last-good": " (last good, from the lock)",
+            "lock": " (the locked snapshot)",
+        }.get(desc["source"], "")
     else:
         revision = "<none>: nothing renders"
     rows = [

@@ -84,7 +84,9 @@ class Lock:
     runtimes: dict[str, LastGood] = field(default_factory=dict)
     revisions: dict[str, Revision] = field(default_factory=dict)
     unusable: dict[str, str] = field(default_factory=dict)  # revision -> why its snapshot cannot be used
-    recoverable: dict[Diagnostic, Diagnostic] = field(default_factory=dict, compare=False, repr=False)  # error -> what `lock` reports
+    recoverable: dict[Diagnostic, Diagnostic] = field(
+        default_factory=dict, compare=False, repr=False
+    )  # error -> what `lock` reports
     locate: Callable[..., tuple[int, int]] = field(default=lambda *keys: (1, 1), compare=False, repr=False)
 
     def where(self, *keys: str) -> tuple[int, int]:
@@ -203,19 +205,30 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
         if not isinstance(entry, dict) or not isinstance(entry.get("spec"), dict):
             lock.unusable[rev] = "it has no spec mapping"
         elif revision_of(entry["spec"]) != rev:
-            lock.unusable[rev] = f"its snapshot does not match it: sha256 gives {revision_of(entry['spec'])}, edited by hand?"
+            lock.unusable[rev] = (
+                f"its snapshot does not match it: sha256 gives {revision_of(entry['spec'])}, edited by hand?"
+            )
         else:
             lock.revisions[rev] = Revision(str(entry.get("runtime", "")), _chain(entry.get("chain")), entry["spec"])
             continue
         recoverable(
-            problem(f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record what follows the live runtimes", "revisions", rev),
+            problem(
+                f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record what follows the live runtimes",
+                "revisions",
+                rev,
+            ),
             f"revision {rev}: {lock.unusable[rev]} `omerender lock` drops it and re-records the InferenceServices that follow their live runtime",
         )
     isvcs = data.get("inferenceServices")
     for key, entry in (isvcs if isinstance(isvcs, dict) else {}).items():
         if not isinstance(entry, dict) or not entry.get("revision"):
             recoverable(
-                problem(f"InferenceService {key}: its entry names no revision; run `omerender lock` to re-record it", "inferenceServices", key, "revision"),
+                problem(
+                    f"InferenceService {key}: its entry names no revision; run `omerender lock` to re-record it",
+                    "inferenceServices",
+                    key,
+                    "revision",
+                ),
                 f"InferenceService {key}: its entry names no revision; `omerender lock` re-records it",
             )
             continue
@@ -223,11 +236,18 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
         if rev not in lock.revisions and rev not in lock.unusable:
             lock.unusable[rev] = "it has no snapshot in revisions"
             recoverable(
-                problem(f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run `omerender lock` to re-record what follows the live runtimes", "inferenceServices", key, "revision"),
+                problem(
+                    f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run `omerender lock` to re-record what follows the live runtimes",
+                    "inferenceServices",
+                    key,
+                    "revision",
+                ),
                 f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it if it follows its live runtime",
             )
         sync = str(entry.get("sync", "live"))
-        lock.isvcs[key] = Pin(str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), sync if sync in SYNC_MODES else "live")
+        lock.isvcs[key] = Pin(
+            str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), sync if sync in SYNC_MODES else "live"
+        )
     runtimes = data.get("runtimes")
     for key, entry in (runtimes if isinstance(runtimes, dict) else {}).items():
         if isinstance(entry, dict):
@@ -271,11 +291,13 @@ def to_data(lock: Lock) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "kind": KIND,
         "inferenceServices": {
-            k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync} for k, p in sorted(lock.isvcs.items())
+            k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync}
+            for k, p in sorted(lock.isvcs.items())
         },
         "runtimes": {k: {"chain": list(r.chain), "revision": r.revision} for k, r in sorted(lock.runtimes.items())},
         "revisions": {
-            k: {"runtime": r.runtime, "chain": list(r.chain), "spec": spec(r.spec)} for k, r in sorted(lock.revisions.items())
+            k: {"runtime": r.runtime, "chain": list(r.chain), "spec": spec(r.spec)}
+            for k, r in sorted(lock.revisions.items())
         },
     }
 

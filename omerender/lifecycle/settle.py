@@ -22,9 +22,25 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
 from omerender.resolve.inherit import RESOLVED, Chain
-from omerender.lifecycle.lock import LastGood, Lock, Pin, Revision, dump, isvc_key, read, revision_of, runtime_key, updated
+from omerender.lifecycle.lock import (
+    LastGood,
+    Lock,
+    Pin,
+    Revision,
+    dump,
+    isvc_key,
+    read,
+    revision_of,
+    runtime_key,
+    updated,
+)
 
-PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = "RuntimePinError", "RuntimeFetchError", "RuntimeValidationError", "RuntimeDrifted"
+PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = (
+    "RuntimePinError",
+    "RuntimeFetchError",
+    "RuntimeValidationError",
+    "RuntimeDrifted",
+)
 
 
 @dataclass
@@ -51,7 +67,9 @@ class Effective:
     def pin(self) -> tuple[Pin, Revision] | None:
         if self.revision is None or self.spec is None or self.runtime is None:
             return None
-        return Pin(self.runtime_key, self.revision, self.chain, self.sync), Revision(self.runtime_key, self.chain, self.spec)
+        return Pin(self.runtime_key, self.revision, self.chain, self.sync), Revision(
+            self.runtime_key, self.chain, self.spec
+        )
 
 
 def _runtime_ref(body: dict[str, Any]) -> dict[str, Any]:
@@ -97,7 +115,9 @@ class Lifecycle:
             last = broken.get((diagnostic.path, diagnostic.code, diagnostic.message))
             if last is not None and diagnostic.severity == ERROR:
                 suffix = f"; --keep-last-good: the last chain that resolved is {' -> '.join(last.chain)} (revision {last.revision})"
-                result.diagnostics[i] = dataclasses.replace(diagnostic, severity=WARNING, message=diagnostic.message + suffix)
+                result.diagnostics[i] = dataclasses.replace(
+                    diagnostic, severity=WARNING, message=diagnostic.message + suffix
+                )
 
     @property
     def lock_path(self) -> str:
@@ -111,7 +131,9 @@ class Lifecycle:
         """The revision the lock holds for this InferenceService, if it is for the same runtime."""
         pin = self.lock.isvcs.get(key) if self.lock is not None else None
         record.locked = pin
-        return pin.revision if pin is not None and (record.runtime is None or pin.runtime == record.runtime_key) else None
+        return (
+            pin.revision if pin is not None and (record.runtime is None or pin.runtime == record.runtime_key) else None
+        )
 
     def _unusable(self, revision: str) -> bool:
         return self.lock is not None and revision in self.lock.unusable
@@ -138,7 +160,9 @@ class Lifecycle:
         )
         return Diagnostic(self.lock_path, line, col, ERROR, message, PIN_ERROR, json_path(keys))
 
-    def settle(self, result: Any, isvc: Any, body: dict[str, Any], found: tuple[Any, Chain] | None, mark: int) -> tuple[Any, Chain] | None:
+    def settle(
+        self, result: Any, isvc: Any, body: dict[str, Any], found: tuple[Any, Chain] | None, mark: int
+    ) -> tuple[Any, Chain] | None:
         """Decide what ``isvc`` renders from; ``result.diagnostics[mark:]`` came from looking up its runtime."""
         key, ref = isvc_key(isvc), _runtime_ref(body)
         record = Effective(isvc, None, "named" if ref.get("name") else "chosen", sync_mode(body))
@@ -188,7 +212,13 @@ class Lifecycle:
         assert wanted is not None
         snapshot = self._snapshot(record, wanted)
         assert snapshot is not None
-        record.revision, record.spec, record.chain, record.source, record.drifted = wanted, snapshot.spec, snapshot.chain, "lock", True
+        record.revision, record.spec, record.chain, record.source, record.drifted = (
+            wanted,
+            snapshot.spec,
+            snapshot.chain,
+            "lock",
+            True,
+        )
         how = "spec.runtime.revision" if record.sync == "revision" else "autoSync: false"
         message = (
             f"RuntimeDrifted True, reason RevisionMismatch: pinned ({how}) to revision {wanted} of runtime {runtime.name}, "
@@ -198,7 +228,9 @@ class Lifecycle:
         result.diagnostics.append(isvc.diag(WARNING, message, "spec", "runtime", code=DRIFTED))
         return runtime, Chain(runtime, chain.runtimes, RESOLVED, "", snapshot.spec)
 
-    def _unavailable(self, result: Any, record: Effective, key: str, locked: str | None, mark: int) -> tuple[Any, Chain] | None:
+    def _unavailable(
+        self, result: Any, record: Effective, key: str, locked: str | None, mark: int
+    ) -> tuple[Any, Chain] | None:
         """The runtime could not be used: retag its error, or render the last good snapshot."""
         failures = [i for i in range(mark, len(result.diagnostics)) if result.diagnostics[i].code == VALIDATION_ERROR]
         if not failures:
@@ -228,7 +260,16 @@ class Lifecycle:
         chain = result.chains.get(id(runtime)) if runtime is not None else None
         if chain is not None and not chain.ok:
             code = FETCH_ERROR if sync_mode(body) == "live" else PIN_ERROR
-            result.diagnostics.append(isvc.diag(ERROR, f"failed to fetch runtime {runtime.name}: {chain.message}", "spec", "runtime", "name", code=code))
+            result.diagnostics.append(
+                isvc.diag(
+                    ERROR,
+                    f"failed to fetch runtime {runtime.name}: {chain.message}",
+                    "spec",
+                    "runtime",
+                    "name",
+                    code=code,
+                )
+            )
 
 
 def _runtime_ref_of(record: Effective) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from omerender.load.reader import LoadOptions, Obj, to_object
 from omerender.load.yamlio import dump_one, parse_documents
 
 
-def objects_from_documents(documents: Sequence[tuple[str, Any]], options: LoadOptions) -> tuple[list[Obj], list[Diagnostic]]:
+def objects_from_documents(
+    documents: Sequence[tuple[str, Any]], options: LoadOptions
+) -> tuple[list[Obj], list[Diagnostic]]:
     """One Obj per ``(path, document)``; documents that cannot be objects become diagnostics."""
     objects: list[Obj] = []
     problems: list[Diagnostic] = []

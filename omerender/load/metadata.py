@@ -53,13 +53,21 @@ class _Reader:
         ok = True
         for key, item in value.items():
             if key not in SELECTOR_FIELDS:
-                self.error(f"{name}: {field}.{key} is not a field of {field} (allowed: {', '.join(SELECTOR_FIELDS)})", "models", name, field, key)
+                self.error(
+                    f"{name}: {field}.{key} is not a field of {field} (allowed: {', '.join(SELECTOR_FIELDS)})",
+                    "models",
+                    name,
+                    field,
+                    key,
+                )
                 ok = False
             elif key == "weight" and (not isinstance(item, int) or isinstance(item, bool)):
                 self.error(f"{name}: {field}.weight must be an integer", "models", name, field, key)
                 ok = False
             elif key != "weight" and not isinstance(item, str):
-                self.error(f"{name}: {field}.{key} must be a string (quote versions such as \"1.0\")", "models", name, field, key)
+                self.error(
+                    f'{name}: {field}.{key} must be a string (quote versions such as "1.0")', "models", name, field, key
+                )
                 ok = False
         if not value.get("name"):
             self.error(f"{name}: {field}.name is required", "models", name, field)
@@ -73,7 +81,12 @@ class _Reader:
         good: dict[str, Any] = {}
         for field, value in fields.items():
             if field not in FIELDS:
-                self.error(f"{name}: {field} is not a field the model agent fills (allowed: {', '.join(FIELDS)})", "models", name, field)
+                self.error(
+                    f"{name}: {field} is not a field the model agent fills (allowed: {', '.join(FIELDS)})",
+                    "models",
+                    name,
+                    field,
+                )
             elif field in ("modelFormat", "modelFramework"):
                 if self.selector(name, field, value):
                     good[field] = value
@@ -99,9 +112,15 @@ def read_overlay(path: str) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, 
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        return {}, [Diagnostic(path, line, col, ERROR, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}", CODE)]
+        return {}, [
+            Diagnostic(
+                path, line, col, ERROR, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}", CODE
+            )
+        ]
     if len(docs) != 1 or not isinstance(docs[0].data, dict) or not isinstance(docs[0].data.get("models"), dict):
-        return {}, [Diagnostic(path, 1, 1, ERROR, "model metadata file must be one YAML document with a 'models' mapping", CODE)]
+        return {}, [
+            Diagnostic(path, 1, 1, ERROR, "model metadata file must be one YAML document with a 'models' mapping", CODE)
+        ]
     reader = _Reader(path, docs[0])
     for key in docs[0].data:
         if key != "models":
@@ -134,10 +153,21 @@ def apply_overlay(path: str, objects: list[Obj]) -> list[Diagnostic]:
             if spec.get(field) is None:
                 spec[field] = copy(value)
             elif spec[field] != value:
-                message = f"{obj.kind} {obj.name} sets {field} itself ({spec[field]!r}); the overlay's {value!r} is not used"
+                message = (
+                    f"{obj.kind} {obj.name} sets {field} itself ({spec[field]!r}); the overlay's {value!r} is not used"
+                )
                 problems.append(Diagnostic(path, line, col, INFO, message, CODE))
     for key, (_, (line, col)) in entries.items():
         if key not in used:
             severity = WARNING if "/" in key else INFO
-            problems.append(Diagnostic(path, line, col, severity, f"no ClusterBaseModel or BaseModel {key} in the input; entry not used", CODE))
+            problems.append(
+                Diagnostic(
+                    path,
+                    line,
+                    col,
+                    severity,
+                    f"no ClusterBaseModel or BaseModel {key} in the input; entry not used",
+                    CODE,
+                )
+            )
     return problems

@@ -109,9 +109,22 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     continue
                 if full.is_symlink():
                     if _within(Path(os.path.realpath(full)), real_roots):
-                        problems.append(Diagnostic(_display(full), 1, 1, WARNING, "symlinked directory not followed", "symlink-skipped"))
+                        problems.append(
+                            Diagnostic(
+                                _display(full), 1, 1, WARNING, "symlinked directory not followed", "symlink-skipped"
+                            )
+                        )
                     else:
-                        problems.append(Diagnostic(_display(full), 1, 1, ERROR, "symlink points outside the input paths; refusing to follow it", "symlink-outside"))
+                        problems.append(
+                            Diagnostic(
+                                _display(full),
+                                1,
+                                1,
+                                ERROR,
+                                "symlink points outside the input paths; refusing to follow it",
+                                "symlink-outside",
+                            )
+                        )
                     continue
                 kept_dirs.append(d)
             dirnames[:] = kept_dirs
@@ -120,7 +133,16 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     continue
                 full = base / name
                 if full.is_symlink() and not _within(Path(os.path.realpath(full)), real_roots):
-                    problems.append(Diagnostic(_display(full), 1, 1, ERROR, "symlink points outside the input paths; refusing to follow it", "symlink-outside"))
+                    problems.append(
+                        Diagnostic(
+                            _display(full),
+                            1,
+                            1,
+                            ERROR,
+                            "symlink points outside the input paths; refusing to follow it",
+                            "symlink-outside",
+                        )
+                    )
                     continue
                 found.append(_display(full))
     return found, problems
@@ -140,7 +162,10 @@ def _read(path: str, options: LoadOptions, stdin: Callable[[], bytes]) -> tuple[
         if not stat.S_ISREG(st.st_mode):
             return fail("not a regular file (FIFO, socket or device); skipped", "special-file", WARNING)
         if st.st_size > options.max_file_bytes:
-            return fail(f"file is {st.st_size} bytes, over the {options.max_file_bytes}-byte cap (--max-file-size)", "file-too-large")
+            return fail(
+                f"file is {st.st_size} bytes, over the {options.max_file_bytes}-byte cap (--max-file-size)",
+                "file-too-large",
+            )
         try:
             with open(path, "rb") as fh:
                 raw = fh.read(options.max_file_bytes + 1)
@@ -164,7 +189,9 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
         at = min(max(exc.position, 0), len(text))
         line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
         char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
-        return Diagnostic(path, line, col, ERROR, f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})", "yaml-syntax")
+        return Diagnostic(
+            path, line, col, ERROR, f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})", "yaml-syntax"
+        )
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     problem = getattr(exc, "problem", None) or str(exc)
@@ -178,13 +205,24 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
 def _check_shape(obj: Obj) -> Diagnostic | None:
     if obj.kind and obj.kind in OME_KINDS and obj.body.get("apiVersion") != OME_API_VERSION:
         version = obj.body.get("apiVersion")
-        return obj.diag(ERROR, f"{obj.kind} must have apiVersion {OME_API_VERSION}, not {version!r}", "apiVersion", code="api-version")
+        return obj.diag(
+            ERROR,
+            f"{obj.kind} must have apiVersion {OME_API_VERSION}, not {version!r}",
+            "apiVersion",
+            code="api-version",
+        )
     if not obj.is_ome:
         return None
     meta = obj.body.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
     if name is not None and name != "" and not isinstance(name, str):
-        return obj.diag(ERROR, f"{obj.kind} metadata.name must be a string, not {name!r}; quote it", "metadata", "name", code="missing-name")
+        return obj.diag(
+            ERROR,
+            f"{obj.kind} metadata.name must be a string, not {name!r}; quote it",
+            "metadata",
+            "name",
+            code="missing-name",
+        )
     if not isinstance(name, str) or not name:
         return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code="missing-name")
     return None
@@ -240,7 +278,11 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[[], bytes] = la
         text, problem = _read(path, options, stdin)
         shown = "<stdin>" if path == STDIN else path
         if problem is not None:
-            result.diagnostics.append(problem if path != STDIN else Diagnostic(shown, problem.line, problem.col, problem.severity, problem.message, problem.code))
+            result.diagnostics.append(
+                problem
+                if path != STDIN
+                else Diagnostic(shown, problem.line, problem.col, problem.severity, problem.message, problem.code)
+            )
             continue
         assert text is not None
         result.files.append(shown)

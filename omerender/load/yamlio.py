@@ -133,7 +133,10 @@ def _count_nodes(text: str) -> None:
         if isinstance(event, _NODE_EVENTS):
             count += 1
             if count > MAX_FILE_NODES:
-                raise yaml.MarkedYAMLError(problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files", problem_mark=event.start_mark)
+                raise yaml.MarkedYAMLError(
+                    problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files",
+                    problem_mark=event.start_mark,
+                )
 
 
 _NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)

@@ -106,7 +106,12 @@ def _ome_order(result: BuildResult, obj: Obj) -> tuple[int, int, str, str]:
 
 def _ome_objects(result: BuildResult) -> list[Obj]:
     universe = result.universe
-    found = [*universe.cluster_models.values(), *universe.models.values(), *universe.all_runtimes(), *universe.isvcs.values()]
+    found = [
+        *universe.cluster_models.values(),
+        *universe.models.values(),
+        *universe.all_runtimes(),
+        *universe.isvcs.values(),
+    ]
     return sorted(found, key=lambda o: _ome_order(result, o))
 
 
@@ -255,7 +260,11 @@ def _one_object_per_name(selection: Selection, options: EmitOptions) -> None:
             continue
         if key in seen:
             first, clash = seen[key], source or seen[key]
-            other = "an object omerender renders" if source is None or first is None else f"{first.path} (document {first.index + 1})"
+            other = (
+                "an object omerender renders"
+                if source is None or first is None
+                else f"{first.path} (document {first.index + 1})"
+            )
             if clash is not None:
                 where = clash if source is None else source
                 message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
@@ -279,4 +288,3 @@ def output_path(body: dict[str, Any], namespace: str = "") -> str:
 def kustomization(files: list[str]) -> dict[str, Any]:
     """A kustomization.yaml listing ``files``, so kustomize and Flux's kustomize-controller build the folder."""
     return {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": sorted(files)}
-

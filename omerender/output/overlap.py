@@ -36,9 +36,13 @@ def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[
             is_dir_output = option == "--output-dir"
             if _inside(real, root) and (is_dir_output or real == root or real.suffix in YAML_SUFFIXES):
                 where = "is" if real == root else "is inside"
-                problems.append(f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to allow it)")
+                problems.append(
+                    f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to allow it)"
+                )
                 break
             if is_dir_output and _inside(root, real):
-                problems.append(f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to allow it)")
+                problems.append(
+                    f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to allow it)"
+                )
                 break
     return problems

@@ -21,8 +21,14 @@ INGRESS_DISABLE_CREATION = "ome.io/ingress-disable-creation"
 VISIBILITY_LABEL = "networking.knative.dev/visibility"
 SERVICE_TYPES = ("LoadBalancer", "NodePort", "ClusterIP")
 POD_ONLY_PREFIXES = (
-    "k8s.grafana.com/", "loki.grafana.com/", "prometheus.io/", "networking.gke.io/", "rdma.ome.io/",
-    "ome.io/inject-model-init", "ome.io/inject-fine-tuned-adapter", "ome.io/inject-serving-sidecar",
+    "k8s.grafana.com/",
+    "loki.grafana.com/",
+    "prometheus.io/",
+    "networking.gke.io/",
+    "rdma.ome.io/",
+    "ome.io/inject-model-init",
+    "ome.io/inject-fine-tuned-adapter",
+    "ome.io/inject-serving-sidecar",
 )
 EXTERNAL_ANNOTATION_PREFIXES = ("service.beta.kubernetes.io/", "cloud.google.com/", "service.kubernetes.io/")
 KEDA_DEFAULT_SERVER = "http://prometheus-operated.monitoring.svc.cluster.local:9090"
@@ -37,7 +43,9 @@ DEFAULT_PORT = 8080
 _GO_INT = re.compile(r"[+-]?[0-9]+")
 
 
-def meta(name: str, namespace: str, labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+def meta(
+    name: str, namespace: str, labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None
+) -> dict[str, Any]:
     """ObjectMeta as Go marshals it: empty label and annotation maps are omitted."""
     out: dict[str, Any] = {"name": name, "namespace": namespace}
     if labels:
@@ -89,7 +97,14 @@ def _service_ports(pod: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def component_service(name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str], pod: dict[str, Any], selector: dict[str, str] | None = None) -> dict[str, Any]:
+def component_service(
+    name: str,
+    namespace: str,
+    labels: dict[str, str],
+    annotations: dict[str, str],
+    pod: dict[str, Any],
+    selector: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """``buildService``: ports from the pod's first container, ``app`` selector unless one is given."""
     kept = service_annotations(annotations)
     spec: dict[str, Any] = {"type": "ClusterIP", "selector": selector or {"app": truncate_name(name, 63)}}
@@ -101,7 +116,12 @@ def component_service(name: str, namespace: str, labels: dict[str, str], annotat
         spec["ports"] = ports
     if spec["type"] == "LoadBalancer" and kept.get(LOAD_BALANCER_IP):
         spec["loadBalancerIP"] = kept[LOAD_BALANCER_IP]
-    return {"apiVersion": "v1", "kind": "Service", "metadata": meta(truncate_name(name, 63), namespace, labels, kept), "spec": spec}
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": meta(truncate_name(name, 63), namespace, labels, kept),
+        "spec": spec,
+    }
 
 
 def _int(value: Any, default: int) -> int:
@@ -112,7 +132,9 @@ def autoscaler_class(annotations: dict[str, str]) -> str:
     return str(annotations.get(AUTOSCALER_CLASS, "hpa"))
 
 
-def hpa(name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str], ext: dict[str, Any]) -> dict[str, Any]:
+def hpa(
+    name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str], ext: dict[str, Any]
+) -> dict[str, Any]:
     """``createHPA``: min at least 1, max at least min, one Resource metric."""
     low = _int(ext.get("minReplicas"), 1)
     low = low if ext.get("minReplicas") is not None and low >= 1 else 1
@@ -124,7 +146,13 @@ def hpa(name: str, namespace: str, labels: dict[str, str], annotations: dict[str
         utilization = _int(ext.get("scaleTarget"), 0)
     else:
         utilization = 80
-    metric = {"type": "Resource", "resource": {"name": str(ext.get("scaleMetric") or "cpu"), "target": {"type": "Utilization", "averageUtilization": utilization}}}
+    metric = {
+        "type": "Resource",
+        "resource": {
+            "name": str(ext.get("scaleMetric") or "cpu"),
+            "target": {"type": "Utilization", "averageUtilization": utilization},
+        },
+    }
     return {
         "apiVersion": "autoscaling/v2",
         "kind": "HorizontalPodAutoscaler",
@@ -163,7 +191,14 @@ def go_sprintf_name(template: str, value: str) -> str:
     return text if used else f"{text}%!(EXTRA string={value})"
 
 
-def scaled_object(name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str], ext: dict[str, Any], keda: dict[str, Any]) -> dict[str, Any]:
+def scaled_object(
+    name: str,
+    namespace: str,
+    labels: dict[str, str],
+    annotations: dict[str, str],
+    ext: dict[str, Any],
+    keda: dict[str, Any],
+) -> dict[str, Any]:
     """``createScaledObject``: labels as they were before ``app`` was added; one prometheus trigger."""
     low = _int(ext.get("minReplicas"), 0)
     low = low if low > 0 else 1
@@ -184,7 +219,9 @@ def scaled_object(name: str, namespace: str, labels: dict[str, str], annotations
     trigger: dict[str, Any] = {
         "type": "prometheus",
         "metadata": {
-            "serverAddress": pick("autoscaling.keda.sh/prometheus.serverAddress", "promServerAddress", KEDA_DEFAULT_SERVER),
+            "serverAddress": pick(
+                "autoscaling.keda.sh/prometheus.serverAddress", "promServerAddress", KEDA_DEFAULT_SERVER
+            ),
             "metricName": str(ext.get("scaleMetric") or "tps"),
             "query": query,
             "threshold": pick("autoscaling.keda.sh/threshold", "scalingThreshold", "10"),
@@ -193,7 +230,10 @@ def scaled_object(name: str, namespace: str, labels: dict[str, str], annotations
     }
     ref = keda.get("authenticationRef")
     if isinstance(ref, dict):
-        trigger["authenticationRef"] = {"name": str(ref.get("name", "")), "kind": str(ref.get("kind") or "TriggerAuthentication")}
+        trigger["authenticationRef"] = {
+            "name": str(ref.get("name", "")),
+            "kind": str(ref.get("kind") or "TriggerAuthentication"),
+        }
         if keda.get("authModes"):
             trigger["metadata"]["authModes"] = str(keda["authModes"])
     kept = {k: v for k, v in labels.items() if k != "k8slens-edit-resource-version"}
@@ -210,7 +250,9 @@ def scaled_object(name: str, namespace: str, labels: dict[str, str], annotations
     }
 
 
-def pdb(name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str], ext: dict[str, Any]) -> dict[str, Any]:
+def pdb(
+    name: str, namespace: str, labels: dict[str, str], annotations: dict[str, str], ext: dict[str, Any]
+) -> dict[str, Any]:
     """``createPDB``: the component's minAvailable/maxUnavailable, else ``maxUnavailable: 1``."""
     spec: dict[str, Any] = {}
     for key in ("minAvailable", "maxUnavailable"):
@@ -219,10 +261,17 @@ def pdb(name: str, namespace: str, labels: dict[str, str], annotations: dict[str
     if not spec:
         spec["maxUnavailable"] = 1
     spec["selector"] = {"matchLabels": {"app": truncate_name(name, 63)}}
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(name, namespace, labels, annotations), "spec": spec}
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": meta(name, namespace, labels, annotations),
+        "spec": spec,
+    }
 
 
-def external_service(isvc_name: str, namespace: str, body: dict[str, Any], services: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+def external_service(
+    isvc_name: str, namespace: str, body: dict[str, Any], services: dict[str, dict[str, Any]]
+) -> dict[str, Any] | None:
     """The Service named like the InferenceService, when ingress creation is disabled (the shipped default)."""
     metadata = body.get("metadata") or {}
     annotations = {str(k): str(v) for k, v in (metadata.get("annotations") or {}).items()}
@@ -238,12 +287,18 @@ def external_service(isvc_name: str, namespace: str, body: dict[str, Any], servi
     found = services.get(truncate_name(f"{isvc_name}-{target}", 63))
     if found and (found["spec"].get("ports") or []):
         port = found["spec"]["ports"][0]["port"]
-    kept = {k: v for k, v in annotations.items() if any(k.startswith(p) and len(k) > len(p) for p in EXTERNAL_ANNOTATION_PREFIXES)}
+    kept = {
+        k: v
+        for k, v in annotations.items()
+        if any(k.startswith(p) and len(k) > len(p) for p in EXTERNAL_ANNOTATION_PREFIXES)
+    }
     service_type = annotations.get(SERVICE_TYPE)
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": meta(isvc_name, namespace, {"ome.io/inferenceservice": isvc_name, "component": "external-service"}, kept),
+        "metadata": meta(
+            isvc_name, namespace, {"ome.io/inferenceservice": isvc_name, "component": "external-service"}, kept
+        ),
         "spec": {
             "selector": {"ome.io/inferenceservice": isvc_name, "component": target},
             "ports": [{"name": "http", "port": port, "targetPort": port, "protocol": "TCP"}],

@@ -35,23 +35,44 @@ def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | N
     if model is None:
         hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)" if ref.get("kind") != "BaseModel" else ""
         ctx.problems.append(
-            ctx.isvc.diag(ERROR, f'failed to get base model spec for {name}: {resource} "{name}" not found{hint}', "spec", "model", code="ModelConfigError")
+            ctx.isvc.diag(
+                ERROR,
+                f'failed to get base model spec for {name}: {resource} "{name}" not found{hint}',
+                "spec",
+                "model",
+                code="ModelConfigError",
+            )
         )
         return None
     return modelconfig.model_config(ctx.name, ctx.namespace, name, model.spec)
 
 
-def _autoscaler(ctx: render.Context, name: str, labels: dict[str, str], base_labels: dict[str, str], annotations: dict[str, str], merged: dict[str, Any]) -> list[dict[str, Any]]:
+def _autoscaler(
+    ctx: render.Context,
+    name: str,
+    labels: dict[str, str],
+    base_labels: dict[str, str],
+    annotations: dict[str, str],
+    merged: dict[str, Any],
+) -> list[dict[str, Any]]:
     klass = companions.autoscaler_class(annotations)
     if klass == "hpa":
         return [companions.hpa(name, ctx.namespace, labels, annotations, merged)]
     if klass == "keda":
         keda = ctx.body["spec"].get("kedaConfig")
-        return [companions.scaled_object(name, ctx.namespace, base_labels, annotations, merged, keda if isinstance(keda, dict) else {})]
+        return [
+            companions.scaled_object(
+                name, ctx.namespace, base_labels, annotations, merged, keda if isinstance(keda, dict) else {}
+            )
+        ]
     if klass == "external":
         return []
     own = (ctx.body.get("metadata") or {}).get("annotations") or {}
-    message = f"[{klass}] is not a supported autoscaler class type" if own.get(companions.AUTOSCALER_CLASS) == klass else f"unknown autoscaler class type: {klass}"
+    message = (
+        f"[{klass}] is not a supported autoscaler class type"
+        if own.get(companions.AUTOSCALER_CLASS) == klass
+        else f"unknown autoscaler class type: {klass}"
+    )
     ctx.locate(f"{klass}", ERROR, message, "autoscaler-class")
     return []
 
@@ -79,7 +100,12 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     objects.extend(_autoscaler(ctx, name, labels, base_labels, annotations, merged))
     budget = companions.pdb(name, ctx.namespace, labels, annotations, merged)
     if "minAvailable" in budget["spec"] and "maxUnavailable" in budget["spec"]:
-        ctx.locate("minAvailable", WARNING, f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)", "pdb-both-bounds")
+        ctx.locate(
+            "minAvailable",
+            WARNING,
+            f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)",
+            "pdb-both-bounds",
+        )
     objects.append(budget)
     return objects
 
@@ -103,7 +129,9 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
         spec, mode = merged[component], chosen.get(component)
         if spec is None or mode is None:
             continue
-        ctx.problems.append(ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code="deployment-mode"))
+        ctx.problems.append(
+            ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code="deployment-mode")
+        )
         if mode == modes.RAW:
             objects.extend(_raw(ctx, component, spec))
         elif mode == modes.MULTI_NODE and component != "router":
@@ -114,12 +142,17 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                     ERROR,
                     f"{component} component uses deployment mode {mode}, for which OME creates {NOT_RENDERED[mode]}; "
                     "omerender renders only RawDeployment and MultiNode components",
-                    "spec", component,
+                    "spec",
+                    component,
                     code="unsupported-deployment-mode",
                 )
             )
         else:
-            ctx.problems.append(ctx.isvc.diag(ERROR, f"invalid deployment mode for {component}", "spec", component, code="DeploymentModeError"))
+            ctx.problems.append(
+                ctx.isvc.diag(
+                    ERROR, f"invalid deployment mode for {component}", "spec", component, code="DeploymentModeError"
+                )
+            )
     services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
     external = companions.external_service(ctx.name, ctx.namespace, ctx.body, services)
     if external is not None:
@@ -127,5 +160,14 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
     if annotations.get(companions.INGRESS_DISABLE_CREATION, "true") != "true":
         message = "ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
-        ctx.problems.append(ctx.isvc.diag(WARNING, message, "metadata", "annotations", companions.INGRESS_DISABLE_CREATION, code="ingress-not-rendered"))
+        ctx.problems.append(
+            ctx.isvc.diag(
+                WARNING,
+                message,
+                "metadata",
+                "annotations",
+                companions.INGRESS_DISABLE_CREATION,
+                code="ingress-not-rendered",
+            )
+        )
     return objects

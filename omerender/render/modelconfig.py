@@ -17,7 +17,13 @@ from omerender.names import model_config_map_name
 def go_json(value: Any) -> str:
     """Compact JSON as Go's ``encoding/json`` writes it, HTML-safe escapes included."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(raw, escaped)
     return text
 

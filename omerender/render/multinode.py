@@ -74,7 +74,8 @@ def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]
                 f"{component} runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet "
                 "builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); "
                 f"add {component}.worker with a size",
-                "spec", component,
+                "spec",
+                component,
                 code="ome-panic",
             )
         )
@@ -93,21 +94,39 @@ def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]
     lws = {
         "apiVersion": LWS_API,
         "kind": "LeaderWorkerSet",
-        "metadata": {"name": lws_name(name), "namespace": ctx.namespace, "labels": dict(labels), "annotations": dict(annotations)},
+        "metadata": {
+            "name": lws_name(name),
+            "namespace": ctx.namespace,
+            "labels": dict(labels),
+            "annotations": dict(annotations),
+        },
         "spec": {
             "replicas": replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1,
             "startupPolicy": "LeaderCreated",
             "networkConfig": {"subdomainPolicy": "Shared"},
-            "rolloutStrategy": {"type": "RollingUpdate", "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 1}},
+            "rolloutStrategy": {
+                "type": "RollingUpdate",
+                "rollingUpdateConfiguration": {"maxUnavailable": 1, "maxSurge": 1},
+            },
             "leaderWorkerTemplate": {
                 "size": _worker_size(merged) + 1,
                 "restartPolicy": "RecreateGroupOnPodRestart",
                 "leaderTemplate": {
-                    "metadata": {"name": name, "namespace": ctx.namespace, "labels": head_labels, "annotations": dict(annotations)},
+                    "metadata": {
+                        "name": name,
+                        "namespace": ctx.namespace,
+                        "labels": head_labels,
+                        "annotations": dict(annotations),
+                    },
                     "spec": _pod_defaults(head),
                 },
                 "workerTemplate": {
-                    "metadata": {"name": name, "namespace": ctx.namespace, "labels": worker_labels, "annotations": worker_annotations},
+                    "metadata": {
+                        "name": name,
+                        "namespace": ctx.namespace,
+                        "labels": worker_labels,
+                        "annotations": worker_annotations,
+                    },
                     "spec": _pod_defaults(worker),
                 },
             },

@@ -39,7 +39,10 @@ def _fill(action: str, meta: dict[str, Any]) -> tuple[str | None, str | None]:
         table = meta.get(m.group(1).lower()) or {}
         key = m.group(2)
         if key not in table:
-            return "", f"{m.group(1)[:-1].lower()} {key!r} is not set on the InferenceService; OME fills in an empty string"
+            return (
+                "",
+                f"{m.group(1)[:-1].lower()} {key!r} is not set on the InferenceService; OME fills in an empty string",
+            )
         return str(table[key]), None
     return None, None
 
@@ -62,7 +65,7 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
                     text,
                     match.group(0),
                     f"unsupported template action {match.group(0)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
-                    "{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations \"key\"}}; "
+                    '{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations "key"}}; '
                     "omerender never evaluates templates",
                     True,
                 )
@@ -74,7 +77,14 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
         out.append(_escape(value))
     rest = text[pos:]
     if "{{" in rest:
-        problems.append(PlaceholderProblem(text, rest[rest.index("{{") :][:40], "unterminated template action '{{' (OME's template parser rejects it)", True))
+        problems.append(
+            PlaceholderProblem(
+                text,
+                rest[rest.index("{{") :][:40],
+                "unterminated template action '{{' (OME's template parser rejects it)",
+                True,
+            )
+        )
     out.append(rest)
     return "".join(out), problems
 

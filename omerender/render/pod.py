@@ -17,8 +17,18 @@ from omerender.load.yamlio import find_scalar
 CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 EXTENSION_FIELDS = frozenset(
     {
-        "minReplicas", "maxReplicas", "scaleTarget", "scaleMetric", "containerConcurrency", "timeoutSeconds",
-        "canaryTrafficPercent", "labels", "annotations", "minAvailable", "maxUnavailable", "deploymentStrategy",
+        "minReplicas",
+        "maxReplicas",
+        "scaleTarget",
+        "scaleMetric",
+        "containerConcurrency",
+        "timeoutSeconds",
+        "canaryTrafficPercent",
+        "labels",
+        "annotations",
+        "minAvailable",
+        "maxUnavailable",
+        "deploymentStrategy",
         "kedaConfig",
     }
 )
@@ -82,16 +92,20 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
             ctx.isvc.diag(
                 ERROR,
                 f"spec.{component}.runner has no name: OME's merge then replaces the runtime's runner name with "
-                f"\"\" and the pod gets a container without a name, which Kubernetes rejects; "
+                f'"" and the pod gets a container without a name, which Kubernetes rejects; '
                 f"set runner.name to the runtime's ({(config.get('runner') or {}).get('name', '')})",
-                "spec", component, "runner",
+                "spec",
+                component,
+                "runner",
                 code="runner-without-name",
             )
         )
     return merged
 
 
-def labels_and_annotations(ctx: Context, component: str, merged: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+def labels_and_annotations(
+    ctx: Context, component: str, merged: dict[str, Any]
+) -> tuple[dict[str, str], dict[str, str]]:
     meta = ctx.body.get("metadata") or {}
     model = ctx.model
     mspec = model.spec
@@ -163,7 +177,9 @@ def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner
         env = runner.setdefault("env", [])
         _upsert_env(env, "MODEL_PATH", str(path), overwrite=False)
         runner.setdefault("volumeMounts", []).append({"name": ctx.model.name, "mountPath": str(path), "readOnly": True})
-    if component != "router" and not ((own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")):
+    if component != "router" and not (
+        (own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")
+    ):
         for container in ctx.runtime_spec.get("containers") or []:
             if isinstance(container, dict) and container.get("name") == runner.get("name"):
                 resources = runner.setdefault("resources", {})
@@ -204,15 +220,30 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
     if runner is not None:
         _prepare_runner(ctx, component, merged, runner)
     if runner is None and not pod.get("containers"):
-        ctx.problems.append(ctx.isvc.diag(ERROR, "no containers found in pod spec and no runner spec provided", "spec", component, code="no-containers"))
+        ctx.problems.append(
+            ctx.isvc.diag(
+                ERROR,
+                "no containers found in pod spec and no runner spec provided",
+                "spec",
+                component,
+                code="no-containers",
+            )
+        )
         return None
     main = _main_container(pod, runner)
     problems: list[PlaceholderProblem] = []
     meta = ctx.body.get("metadata") or {}
-    data = {"name": ctx.name, "namespace": ctx.namespace, "labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
+    data = {
+        "name": ctx.name,
+        "namespace": ctx.namespace,
+        "labels": meta.get("labels") or {},
+        "annotations": meta.get("annotations") or {},
+    }
     pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
-        ctx.locate(problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text)
+        ctx.locate(
+            problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text
+        )
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
@@ -257,7 +288,11 @@ def deployment(ctx: Context, component: str, merged: dict[str, Any], pod: dict[s
     for container in pod["containers"]:
         _container_defaults(container)
     strategy = merged.get("deploymentStrategy")
-    if not isinstance(strategy, dict) or not strategy or (strategy.get("type", "RollingUpdate") == "RollingUpdate" and not strategy.get("rollingUpdate")):
+    if (
+        not isinstance(strategy, dict)
+        or not strategy
+        or (strategy.get("type", "RollingUpdate") == "RollingUpdate" and not strategy.get("rollingUpdate"))
+    ):
         strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
     return {
         "apiVersion": "apps/v1",
@@ -269,7 +304,12 @@ def deployment(ctx: Context, component: str, merged: dict[str, Any], pod: dict[s
             "revisionHistoryLimit": 10,
             "progressDeadlineSeconds": 600,
             "template": {
-                "metadata": {"name": name, "namespace": ctx.namespace, "labels": dict(labels), "annotations": dict(annotations)},
+                "metadata": {
+                    "name": name,
+                    "namespace": ctx.namespace,
+                    "labels": dict(labels),
+                    "annotations": dict(annotations),
+                },
                 "spec": pod,
             },
         },

@@ -27,10 +27,7 @@ from typing import Any
 
 __all__ = ["canonical", "parse", "canonical_resources"]
 
-ERR_FORMAT = (
-    "quantities must match the regular expression "
-    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
+ERR_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ERR_NUMERIC = "unable to parse numeric part of quantity"
 ERR_SUFFIX = "unable to parse quantity's suffix"
 
@@ -41,10 +38,7 @@ _EXP_SUFFIX = re.compile(r"[eE][+-]?[0-9]+")
 _SUFFIX_LETTERS = frozenset("eEinumkKMGTP")
 # What Go's strings.TrimSpace removes *and* encoding/json leaves unescaped: UnmarshalJSON
 # trims the raw JSON text, so a tab or newline arrives as "\\t" and is rejected.
-_GO_SPACE = (
-    " \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u202f\u205f\u3000"
-)
+_GO_SPACE = " \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 _DEC_SUFFIX = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BIN_SUFFIX = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DEC_BY_EXP = {v: k for k, v in _DEC_SUFFIX.items()}

@@ -73,7 +73,9 @@ def resolve(universe: Universe, runtime: Obj) -> Chain:
     current = runtime
     while (parent := parent_name(current)) is not None:
         if parent in names:
-            return Chain(runtime, tuple(walked), INHERITANCE_CYCLE, f"inheritance cycle detected: {_fmt([*names, parent])}", None)
+            return Chain(
+                runtime, tuple(walked), INHERITANCE_CYCLE, f"inheritance cycle detected: {_fmt([*names, parent])}", None
+            )
         found = _lookup(universe, runtime, parent)
         if found is None:
             message = f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
@@ -100,7 +102,9 @@ def is_profile(runtime: Obj) -> bool:
 def profile_problem(runtime: Obj) -> Diagnostic | None:
     """The admission rule: a runtime marked as a profile must set ``spec.disabled: true``."""
     if is_profile(runtime) and runtime.spec.get("disabled") is not True:
-        keys: tuple[str, ...] = ("spec", "disabled") if "disabled" in runtime.spec else ("metadata", "annotations", RUNTIME_PROFILE)
+        keys: tuple[str, ...] = (
+            ("spec", "disabled") if "disabled" in runtime.spec else ("metadata", "annotations", RUNTIME_PROFILE)
+        )
         return runtime.diag(
             ERROR,
             f'runtimes carrying {RUNTIME_PROFILE}="true" must also set spec.disabled: true',

@@ -64,7 +64,13 @@ def _merge_maps(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]
             continue
         current = out.get(key)
         merge_key = MERGE_KEYS.get(key)
-        if merge_key and isinstance(current, list) and isinstance(value, list) and _keyed(current, merge_key) and _keyed(value, merge_key):
+        if (
+            merge_key
+            and isinstance(current, list)
+            and isinstance(value, list)
+            and _keyed(current, merge_key)
+            and _keyed(value, merge_key)
+        ):
             out[key] = merge_keyed_lists(current, value, merge_key)
         elif isinstance(current, dict) and isinstance(value, dict):
             out[key] = _merge_maps(current, value)

@@ -30,7 +30,9 @@ def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str
     }
 
 
-def status_list(universe: Universe, chains: dict[int, Chain], last_good: dict[int, list[str]] | None = None) -> dict[str, Any]:
+def status_list(
+    universe: Universe, chains: dict[int, Chain], last_good: dict[int, list[str]] | None = None
+) -> dict[str, Any]:
     """``last_good``: per ``id()`` of a runtime, its last chain that resolved (see ``runtime_status``)."""
     last_good = last_good or {}
     items = [runtime_status(chains[id(r)], last_good.get(id(r))) for r in universe.all_runtimes()]

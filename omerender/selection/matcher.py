@@ -48,6 +48,7 @@ def _formats(spec: dict) -> list[dict]:
 
 # --- CRD defaults, size bounds -------------------------------------------------------------
 
+
 def apply_format_defaults(spec: dict) -> dict:
     """A runtime spec or model spec with the CRD defaults applied: operator 'Equal' and weight 1 on
     modelFormat and modelFramework (for runtimes: inside every supportedModelFormats[] entry; for
@@ -69,7 +70,10 @@ def _defaulted(target: dict) -> dict:
     for key in _SELECTOR_KEYS:
         selector = out.get(key)
         if isinstance(selector, dict):
-            out[key] = {**selector, **{f: d for f, d in (("operator", "Equal"), ("weight", 1)) if selector.get(f) is None}}
+            out[key] = {
+                **selector,
+                **{f: d for f, d in (("operator", "Equal"), ("weight", 1)) if selector.get(f) is None},
+            }
     return out
 
 
@@ -80,12 +84,15 @@ def _sizes(runtime_spec: dict, model_spec: dict) -> tuple[float, float, float] |
         return None
     for bound in ("min", "max"):
         if _ptr(size_range, bound) is None:
-            raise OMEPanic("runtime error: invalid memory address or nil pointer dereference "
-                           f"(modelSizeRange.{bound} is unset; OME dereferences both bounds)")
+            raise OMEPanic(
+                "runtime error: invalid memory address or nil pointer dereference "
+                f"(modelSizeRange.{bound} is unset; OME dereferences both bounds)"
+            )
     return parse_model_size(size), parse_model_size(size_range["min"]), parse_model_size(size_range["max"])
 
 
 # --- per-entry matching (compareSupportedModelFormats / getFormatMismatchReason) -----------
+
 
 def _component_reason(name: str, model_c: Any, runtime_c: Any) -> str | None:
     if runtime_c is None:
@@ -196,13 +203,15 @@ def format_label(model: dict) -> str:
 
 # --- compatibility and named-runtime validation -------------------------------------------
 
+
 def _size_reason(runtime_spec: dict, model_spec: dict) -> str | None:
     sizes = _sizes(runtime_spec, model_spec)
     if sizes is None or not (sizes[0] < sizes[1] or sizes[0] > sizes[2]):
         return None  # written as in Go: a NaN anywhere passes
     bounds = runtime_spec["modelSizeRange"]
-    return (f"model size {model_spec['modelParameterSize']} is outside supported range "
-            f"[{bounds['min']}, {bounds['max']}]")
+    return (
+        f"model size {model_spec['modelParameterSize']} is outside supported range [{bounds['min']}, {bounds['max']}]"
+    )
 
 
 def incompatibility(runtime_spec: dict, model_spec: dict) -> str | None:
@@ -229,8 +238,7 @@ def model_error(model_spec: dict | None) -> str | None:
     return None
 
 
-def validate_named_runtime(runtime_name: str, runtime_spec: dict, namespaced: bool,
-                           model_spec: dict) -> str | None:
+def validate_named_runtime(runtime_name: str, runtime_spec: dict, namespaced: bool, model_spec: dict) -> str | None:
     """OME ValidateRuntime steps 1,3,4,5 (the fetch step is the caller's job): the OME error
     text or None. autoSelect is not required for a named runtime."""
     error = model_error(model_spec)
@@ -255,6 +263,7 @@ def accelerator_compatible(runtime_spec: dict, required_classes: Iterable[str]) 
 
 
 # --- scoring (scorer.go) ------------------------------------------------------------------
+
 
 def _scored_versions_ok(runtime_sel: dict, model_sel: dict) -> bool:
     runtime_v, model_v = _ptr(runtime_sel, "version"), _ptr(model_sel, "version")
@@ -288,8 +297,11 @@ def format_score(model: dict, entry: dict, priority: int) -> int:
 
 def runtime_score(runtime_spec: dict, model: dict) -> int:
     """``CalculateScore``: max (floor 0) over entries whose autoSelect is not explicitly false."""
-    scores = [format_score(model, e, DEFAULT_PRIORITY if _ptr(e, "priority") is None else e["priority"])
-              for e in _formats(runtime_spec) if _ptr(e, "autoSelect") is not False]
+    scores = [
+        format_score(model, e, DEFAULT_PRIORITY if _ptr(e, "priority") is None else e["priority"])
+        for e in _formats(runtime_spec)
+        if _ptr(e, "autoSelect") is not False
+    ]
     return max([0, *scores])
 
 
@@ -307,6 +319,7 @@ def supported_format_index(runtime_spec: dict, model_spec: dict, user_specified:
 
 
 # --- selection (selector.go) --------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -387,8 +400,9 @@ def _scan(group: list[Candidate], model: dict, excluded: list, skipped: list) ->
     return sorted(matches, key=cmp_to_key(lambda a, b: -compare_ranked(a, b)))
 
 
-def no_runtime_found_message(format_name: str, namespace: str, namespaced: int, cluster: int,
-                             excluded: Iterable[tuple[str, str]]) -> str:
+def no_runtime_found_message(
+    format_name: str, namespace: str, namespaced: int, cluster: int, excluded: Iterable[tuple[str, str]]
+) -> str:
     """``NoRuntimeFoundError.Error()``. OME keys the exclusions by name in a Go map: duplicates
     collapse (last reason wins) and OME's order is random; here it is evaluation order."""
     name = format_name or "unknown"
@@ -412,10 +426,10 @@ def select_runtime(candidates: list[Candidate], model_spec: dict, namespace: str
     cluster = sorted((c for c in candidates if not c.namespaced), key=lambda c: c.name)
     excluded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
-    ranked = (*_scan(namespaced, model_spec, excluded, skipped),
-              *_scan(cluster, model_spec, excluded, skipped))
+    ranked = (*_scan(namespaced, model_spec, excluded, skipped), *_scan(cluster, model_spec, excluded, skipped))
     if not ranked:
-        error = no_runtime_found_message(model_spec["modelFormat"]["name"], namespace,
-                                         len(namespaced), len(cluster), excluded)
+        error = no_runtime_found_message(
+            model_spec["modelFormat"]["name"], namespace, len(namespaced), len(cluster), excluded
+        )
     tie = len(ranked) > 1 and _is_tie(ranked[0], ranked[1])
     return Selection(ranked[0] if ranked else None, ranked, tuple(excluded), error, tie, tuple(skipped))

@@ -39,8 +39,17 @@ class Version:
 
 def go_quote(s: str) -> str:
     """Go ``%q`` / ``strconv.Quote`` for a string."""
-    named = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
-             "\t": "\\t", "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+    named = {
+        "\a": "\\a",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\r": "\\r",
+        "\t": "\\t",
+        "\v": "\\v",
+        "\\": "\\\\",
+        '"': '\\"',
+    }
     out = []
     for ch in s:
         code = ord(ch)
@@ -74,7 +83,7 @@ def _split_suffix(patch: str, sep: str) -> tuple[str, list[str]]:
     idx = patch.find(sep)
     if idx == -1:
         return patch, []
-    return patch[:idx], patch[idx + 1:].split(".")
+    return patch[:idx], patch[idx + 1 :].split(".")
 
 
 def _meta(parts: list[str], what: str) -> tuple[str, ...]:
@@ -94,7 +103,7 @@ def parse(s: str) -> Version:
     major_str, prefix = parts[0], ""
     for candidate in MAJOR_PREFIXES:
         if major_str.startswith(candidate):
-            prefix, major_str = candidate, major_str[len(candidate):]
+            prefix, major_str = candidate, major_str[len(candidate) :]
             break
     major = _parse_numeric(major_str, "major")
     minor = _parse_numeric(parts[1] if precision > 1 else "0", "minor")
@@ -103,8 +112,9 @@ def parse(s: str) -> Version:
     patch_str, pre = _split_suffix(patch_str, "-")
     patch_str, dev = _split_suffix(patch_str, ".")
     patch = _parse_numeric(patch_str, "patch")
-    return Version(major, prefix, minor, patch, _meta(pre, "prerelease"),
-                   _meta(build, "build"), _meta(dev, "dev"), precision)
+    return Version(
+        major, prefix, minor, patch, _meta(pre, "prerelease"), _meta(build, "build"), _meta(dev, "dev"), precision
+    )
 
 
 def is_unofficial(v: Version) -> bool:

@@ -62,7 +62,9 @@ def resolve_version(given: str, clamp_older: bool = False) -> str:
     m = re.match(r"v?(\d+)\.(\d+)", given.strip())
     versions = available_versions()
     if not versions:
-        raise KubeVersionError("no Kubernetes schemas are installed (pip install kubernetes-validate), or pass --kube-version none")
+        raise KubeVersionError(
+            "no Kubernetes schemas are installed (pip install kubernetes-validate), or pass --kube-version none"
+        )
     if m is None:
         raise KubeVersionError(f"not a Kubernetes version: {given!r} (installed: {', '.join(versions)})")
     wanted = (int(m.group(1)), int(m.group(2)))
@@ -122,7 +124,11 @@ def fast_validator(version: str, kind: str, api_version: str) -> Check | None:
     # compile rewrites $refs in place, hence the copies; detailed_exceptions=False breaks on `const`
     # (fastjsonschema 2.22: KeyError 'definition_rule'), which these schemas never use
     validate = fastjsonschema.compile(
-        copy.deepcopy(schema), handlers={"https": fetch}, use_formats=False, use_default=False, detailed_exceptions=False
+        copy.deepcopy(schema),
+        handlers={"https": fetch},
+        use_formats=False,
+        use_default=False,
+        detailed_exceptions=False,
     )
     invalid = fastjsonschema.JsonSchemaValueException
 

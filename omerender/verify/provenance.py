@@ -70,7 +70,9 @@ class Blame:
         for source in self.sources:
             for root in self._pod_roots(source):
                 runner = get(source.body, root + ("runner",))
-                if isinstance(runner, dict) and (runner.get("name") == name or (not runner.get("name") and name == self.main)):
+                if isinstance(runner, dict) and (
+                    runner.get("name") == name or (not runner.get("name") and name == self.main)
+                ):
                     places.append(Place(source, root + ("runner",)))
                 for field in ("containers", "initContainers"):
                     places += self._items(source, root + (field,), "name", name)
@@ -79,18 +81,29 @@ class Blame:
         return places
 
     def volume_places(self, name: str) -> list[Place]:
-        return [p for s in self.sources for root in self._pod_roots(s) for p in self._items(s, root + ("volumes",), "name", name)]
+        return [
+            p
+            for s in self.sources
+            for root in self._pod_roots(s)
+            for p in self._items(s, root + ("volumes",), "name", name)
+        ]
 
     def item_places(self, container: str, field: str, key: str, value: Any) -> list[Place]:
         """Where an item of a container's keyed list (``env`` by name, ``ports`` by containerPort) is set."""
-        return [q for p in self.container_places(container) for q in self._items(p.source, p.keys + (field,), key, value)]
+        return [
+            q for p in self.container_places(container) for q in self._items(p.source, p.keys + (field,), key, value)
+        ]
 
     @staticmethod
     def _items(source: Obj, keys: Keys, key: str, value: Any) -> list[Place]:
         items = get(source.body, keys)
         if not isinstance(items, list):
             return []
-        return [Place(source, keys + (i,)) for i, item in enumerate(items) if isinstance(item, dict) and item.get(key) == value]
+        return [
+            Place(source, keys + (i,))
+            for i, item in enumerate(items)
+            if isinstance(item, dict) and item.get(key) == value
+        ]
 
     @staticmethod
     def setters(places: list[Place], sub: Keys) -> list[Place]:

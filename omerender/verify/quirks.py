@@ -50,7 +50,11 @@ def _templated_containers(spec: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...
             if isinstance(runner, dict):
                 yield (*base, "runner"), runner
             for i, container in enumerate(part.get("containers") or []):
-                if isinstance(container, dict) and isinstance(runner, dict) and container.get("name") == runner.get("name"):
+                if (
+                    isinstance(container, dict)
+                    and isinstance(runner, dict)
+                    and container.get("name") == runner.get("name")
+                ):
                     yield (*base, "containers", i), container
 
 
@@ -65,7 +69,7 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
                 message = (
                     f"{where} holds {fatal[0].action!r}, which is not a placeholder OME can fill: OME runs this container "
                     f"through Go's html/template, so every InferenceService using runtime {runtime.name} fails with "
-                    "\"failed to replace placeholders in container\"; move the text into a ConfigMap-backed env or file"
+                    '"failed to replace placeholders in container"; move the text into a ConfigMap-backed env or file'
                 )
                 out.append(runtime.diag(WARNING, message, *path, code="runtime-template"))
     return out
@@ -94,7 +98,9 @@ def size_range_finding(runtime: Obj, chain: Chain | None, auto_selecting: bool =
             "runtime's own spec and dereferences both bounds, so auto-selection crashes the controller (nil-pointer "
             "panic) for any model with modelParameterSize whose format this runtime supports"
         )
-        return runtime.diag(WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code="size-range-one-sided")
+        return runtime.diag(
+            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code="size-range-one-sided"
+        )
     message = (
         f"modelSizeRange sets no {missing[0]}: OME's matcher dereferences both bounds, so the controller crashes "
         f"(nil-pointer panic) when it checks a model with modelParameterSize against runtime {runtime.name}; set both"
@@ -117,7 +123,8 @@ def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnost
                     f"runtime {runtime.name} declares acceleratorRequirements, but omerender does not model AcceleratorClasses: "
                     "an InferenceService that resolves a class gets that class's resources, nodeSelector, affinity and "
                     "env/args overrides (and no PARALLELISM_SIZE) in a cluster, none of which is rendered",
-                    "spec", "acceleratorRequirements",
+                    "spec",
+                    "acceleratorRequirements",
                     code="accelerator-not-modelled",
                 )
             )
@@ -144,7 +151,9 @@ def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, .
     return classes, where
 
 
-def accelerator_findings(isvc: Obj, body: dict[str, Any], runtime_name: str, runtime_spec: dict[str, Any], model_name: str) -> list[Diagnostic]:
+def accelerator_findings(
+    isvc: Obj, body: dict[str, Any], runtime_name: str, runtime_spec: dict[str, Any], model_name: str
+) -> list[Diagnostic]:
     classes, where = required_classes(body)
     selector = (body.get("spec") or {}).get("acceleratorSelector")
     policy = selector.get("policy") if isinstance(selector, dict) else None
@@ -186,12 +195,28 @@ def selection_notes(isvc: Obj, selection: matcher.Selection) -> list[Diagnostic]
     for place, ranked in enumerate(selection.ranked[1:], start=2):
         scope = "ServingRuntime" if ranked.namespaced else "ClusterServingRuntime"
         distance = "" if ranked.size_distance is None else f", size distance {ranked.size_distance:g}"
-        out.append(isvc.diag(INFO, f"runner-up #{place:0{width}d}: {scope} {ranked.name} (score {ranked.score:g}{distance})", "spec", code="runtime-runner-up"))
+        out.append(
+            isvc.diag(
+                INFO,
+                f"runner-up #{place:0{width}d}: {scope} {ranked.name} (score {ranked.score:g}{distance})",
+                "spec",
+                code="runtime-runner-up",
+            )
+        )
     for name, reason in selection.skipped:
-        out.append(isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code="runtime-skipped"))
+        out.append(
+            isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code="runtime-skipped")
+        )
     if len(selection.excluded) <= MAX_LISTED_EXCLUSIONS:
         for name, reason in selection.excluded:
             out.append(isvc.diag(INFO, f"{name} is excluded: {reason}", "spec", code="runtime-excluded"))
     else:
-        out.append(isvc.diag(INFO, f"{len(selection.excluded)} runtimes are excluded as incompatible", "spec", code="runtime-excluded"))
+        out.append(
+            isvc.diag(
+                INFO,
+                f"{len(selection.excluded)} runtimes are excluded as incompatible",
+                "spec",
+                code="runtime-excluded",
+            )
+        )
     return out

@@ -41,7 +41,11 @@ def pod_specs(obj: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]
     spec = obj.get("spec")
     if not isinstance(spec, dict) or ("template" not in spec and "leaderWorkerTemplate" not in spec):
         return []
-    paths = (("spec", "template", "spec"), ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"), ("spec", "leaderWorkerTemplate", "workerTemplate", "spec"))
+    paths = (
+        ("spec", "template", "spec"),
+        ("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"),
+        ("spec", "leaderWorkerTemplate", "workerTemplate", "spec"),
+    )
     return [(path, pod) for path in paths if isinstance(pod := get(obj, path), dict)]
 
 
@@ -88,11 +92,19 @@ class PodCheck:
             name = str(container.get("name", ""))
             if name in seen:
                 places = self.places(name)
-                self.error(places[0] if places else None, f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({dotted(path)}.name: Duplicate value: "{name}")', "duplicate-container")
+                self.error(
+                    places[0] if places else None,
+                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({dotted(path)}.name: Duplicate value: "{name}")',
+                    "duplicate-container",
+                )
             seen.add(name)
             if name and not is_dns_label(name):
                 places = self.places(name)
-                self.error(places[0] if places else None, f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({dotted(path)}.name: Invalid value: "{name}": {LABEL_RULE})', "invalid-name")
+                self.error(
+                    places[0] if places else None,
+                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({dotted(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
+                    "invalid-name",
+                )
 
     def volumes(self) -> None:
         seen: set[str] = set()
@@ -108,12 +120,26 @@ class PodCheck:
             places = self.blame.volume_places(name)
             first = places[0] if places else None
             if name in seen:
-                self.error(first, f'volume "{name}" is defined twice in the pod ({sides(places)}, or OME\'s model volume); {REJECTS} ({path}.name: Duplicate value: "{name}")', "duplicate-volume")
+                self.error(
+                    first,
+                    f'volume "{name}" is defined twice in the pod ({sides(places)}, or OME\'s model volume); {REJECTS} ({path}.name: Duplicate value: "{name}")',
+                    "duplicate-volume",
+                )
             seen.add(name)
             if name and not valid:
-                self.error(first, f'volume name "{name}" set by {sides(places)} is not valid; {REJECTS} ({path}.name: Invalid value: "{name}": {LABEL_RULE})', "invalid-name")
+                self.error(
+                    first,
+                    f'volume name "{name}" set by {sides(places)} is not valid; {REJECTS} ({path}.name: Invalid value: "{name}": {LABEL_RULE})',
+                    "invalid-name",
+                )
             if len(kinds) > 1:
-                self.two_kinds(f'volume "{name}"', kinds, places, f"{path}: may not specify more than 1 volume type", "change it in the parent, or give the child's volume a new name and mount that")
+                self.two_kinds(
+                    f'volume "{name}"',
+                    kinds,
+                    places,
+                    f"{path}: may not specify more than 1 volume type",
+                    "change it in the parent, or give the child's volume a new name and mount that",
+                )
 
     def two_kinds(self, what: str, kinds: list[str], places: list[Place], rejection: str, advice: str) -> None:
         parts, winner = [], None
@@ -144,7 +170,11 @@ class PodCheck:
             req_by = Blame.setters(self.places(name), ("resources", "requests", key))
             lim_by = Blame.setters(self.places(name), ("resources", "limits", key))
             relation = "different from" if exact else "above"
-            rule = f"must be equal to {key} limit of {limits[key]}" if exact else f"must be less than or equal to {key} limit of {limits[key]}"
+            rule = (
+                f"must be equal to {key} limit of {limits[key]}"
+                if exact
+                else f"must be less than or equal to {key} limit of {limits[key]}"
+            )
             message = (
                 f"container {name}: requests.{key} {requests[key]} (set by {sides(req_by[:1])}) is {relation} "
                 f"limits.{key} {limits[key]} (set by {sides(lim_by[:1])}); requests and limits merge by key, so set both; "
@@ -164,10 +194,22 @@ class PodCheck:
                 places = self.blame.item_places(name, "env", "name", var)
                 where = f"{dotted(path)}.env[{i}].valueFrom"
                 if len(kinds) > 1:
-                    self.two_kinds(f"env var {var} of container {name}", kinds, places, f'{where}: Invalid value: "": may not be specified when `value` is not empty', "change it in the parent, or give the child's env var a new name")
+                    self.two_kinds(
+                        f"env var {var} of container {name}",
+                        kinds,
+                        places,
+                        f'{where}: Invalid value: "": may not be specified when `value` is not empty',
+                        "change it in the parent, or give the child's env var a new name",
+                    )
                 else:
                     sub = [Place(p.source, p.keys + ("valueFrom",)) for p in places]
-                    self.two_kinds(f"env var {var} of container {name}", inner, sub, f"{where}: may not have more than one field specified at a time", "change it in the parent, or give the child's env var a new name")
+                    self.two_kinds(
+                        f"env var {var} of container {name}",
+                        inner,
+                        sub,
+                        f"{where}: may not have more than one field specified at a time",
+                        "change it in the parent, or give the child's env var a new name",
+                    )
         if container.get("envFrom"):
             return  # names may come from a ConfigMap or Secret omerender cannot see
         self.references(name, container, env)
@@ -195,7 +237,10 @@ class PodCheck:
 
     def handlers(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         checks = [(p, get(container, (p,)), PROBE_HANDLERS, "handler type") for p in PROBES]
-        checks += [(f"lifecycle.{h}", get(container, ("lifecycle", h)), LIFECYCLE_HANDLERS, "handler type") for h in ("postStart", "preStop")]
+        checks += [
+            (f"lifecycle.{h}", get(container, ("lifecycle", h)), LIFECYCLE_HANDLERS, "handler type")
+            for h in ("postStart", "preStop")
+        ]
         for field, probe, handlers, noun in checks:
             if not isinstance(probe, dict):
                 continue
@@ -204,7 +249,13 @@ class PodCheck:
                 sub = tuple(field.split("."))
                 here = [Place(p.source, p.keys + sub) for p in self.places(name)]
                 rejection = f"{dotted(path)}.{field}.{kinds[1]}: Forbidden: may not specify more than 1 {noun}"
-                self.two_kinds(f"{field} of container {name}", kinds, here, rejection, "a child cannot remove its parent's check, so change it in the parent")
+                self.two_kinds(
+                    f"{field} of container {name}",
+                    kinds,
+                    here,
+                    rejection,
+                    "a child cannot remove its parent's check, so change it in the parent",
+                )
 
     def port_place(self, container: str, port: dict[str, Any]) -> list[Place]:
         return self.blame.item_places(container, "ports", "containerPort", port.get("containerPort"))
@@ -222,7 +273,7 @@ class PodCheck:
                 both = sorted(mine[:1] + theirs[:1], key=lambda p: self.blame.rank(p.source))
                 message = (
                     f'container {name}: port name "{label}" is used by containerPort {names[label].get("containerPort")} '
-                    f'(set by {sides(theirs[:1])}) and containerPort {port.get("containerPort")} (set by {sides(mine[:1])}); '
+                    f"(set by {sides(theirs[:1])}) and containerPort {port.get('containerPort')} (set by {sides(mine[:1])}); "
                     f'{REJECTS} ({where}.name: Duplicate value: "{label}")'
                 )
                 self.error(both[0] if both else None, message, "duplicate-port")
@@ -230,7 +281,11 @@ class PodCheck:
                 names[label] = port
                 if not PORT_NAME.match(label):
                     found = self.port_place(name, port)
-                    self.error(found[0] if found else None, f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({where}.name: Invalid value: "{label}": {PORT_RULE})', "invalid-name")
+                    self.error(
+                        found[0] if found else None,
+                        f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({where}.name: Invalid value: "{label}": {PORT_RULE})',
+                        "invalid-name",
+                    )
             key = (port.get("containerPort"), port.get("protocol", "TCP"))
             if key in keys:
                 found = self.port_place(name, port)
@@ -241,7 +296,11 @@ class PodCheck:
             if isinstance(host[0], int) and host[0] > 0:
                 if host in self.host_ports:
                     found = self.port_place(name, port)
-                    self.error(found[0] if found else None, f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({where}.hostPort: Duplicate value: "{host[0]}/{host[1]}")', "duplicate-port")
+                    self.error(
+                        found[0] if found else None,
+                        f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({where}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
+                        "duplicate-port",
+                    )
                 self.host_ports.add(host)
 
 
@@ -255,7 +314,10 @@ def object_name(isvc: Obj, obj: dict[str, Any]) -> list[Diagnostic]:
 
 def runner_name(ctx: Context, component: str) -> str:
     """The name of the component's main container: the InferenceService's runner name, else the runtime's."""
-    for value in (get(ctx.body, ("spec", component, "runner", "name")), get(ctx.runtime_spec, (CONFIG_FIELD.get(component, ""), "runner", "name"))):
+    for value in (
+        get(ctx.body, ("spec", component, "runner", "name")),
+        get(ctx.runtime_spec, (CONFIG_FIELD.get(component, ""), "runner", "name")),
+    ):
         if isinstance(value, str) and value:
             return value
     return ""

@@ -28,7 +28,15 @@ FORMATS = [
 ]
 
 
-def runtime(name: str, spec: dict[str, Any], *, parent: str | None = None, kind: str = "ClusterServingRuntime", namespace: str | None = None, profile: bool = False) -> dict[str, Any]:
+def runtime(
+    name: str,
+    spec: dict[str, Any],
+    *,
+    parent: str | None = None,
+    kind: str = "ClusterServingRuntime",
+    namespace: str | None = None,
+    profile: bool = False,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     annotations = {}
     if parent is not None:
@@ -42,21 +50,42 @@ def runtime(name: str, spec: dict[str, Any], *, parent: str | None = None, kind:
     return {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": spec}
 
 
-def isvc(name: str = "svc", runtime_name: str = "child", *, namespace: str = "default", model: str = "m3b", extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def isvc(
+    name: str = "svc",
+    runtime_name: str = "child",
+    *,
+    namespace: str = "default",
+    model: str = "m3b",
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"model": {"name": model}, "runtime": {"name": runtime_name}, "engine": {}}
     spec.update(extra or {})
-    return {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return {
+        "apiVersion": "ome.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
 
 
 def profile_spec(**engine: Any) -> dict[str, Any]:
-    runner = {"name": "ome-container", "image": "engine:1", "command": ["serve", "--port=8080"], "ports": [{"containerPort": 8080, "name": "http1"}]}
+    runner = {
+        "name": "ome-container",
+        "image": "engine:1",
+        "command": ["serve", "--port=8080"],
+        "ports": [{"containerPort": 8080, "name": "http1"}],
+    }
     config: dict[str, Any] = {"runner": runner}
     config.update(engine)
     return {"disabled": True, "engineConfig": config}
 
 
 def child_spec(engine: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = {"disabled": False, "supportedModelFormats": FORMATS, "engineConfig": {"runner": {"name": "ome-container"}}}
+    spec: dict[str, Any] = {
+        "disabled": False,
+        "supportedModelFormats": FORMATS,
+        "engineConfig": {"runner": {"name": "ome-container"}},
+    }
     if engine:
         spec["engineConfig"] = engine
     spec.update(fields)

@@ -22,8 +22,13 @@ def test_spec_example_container(run_cli):
     container = main_container(deployment)
     assert container["image"] == "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64"
     assert container["command"] == [
-        "python3", "-m", "sglang.launch_server", "--host=0.0.0.0", "--port=8080",
-        "--model-path=$(MODEL_PATH)", "--served-model-name=llama-3-2-3b-instruct",
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--host=0.0.0.0",
+        "--port=8080",
+        "--model-path=$(MODEL_PATH)",
+        "--served-model-name=llama-3-2-3b-instruct",
     ]
     assert container["args"] == ["--tp-size=1", "--mem-frac=0.9"]
 
@@ -46,7 +51,14 @@ def test_output_is_identical_across_runs_and_layouts(run_cli, tmp_path):
 
 def test_stdin_is_one_of_the_paths(run_cli):
     profile = (EXAMPLE / "profile.yaml").read_text()
-    result = run_cli("build", "-", str(EXAMPLE / "runtime.yaml"), str(EXAMPLE / "isvc.yaml"), str(EXAMPLE / "model.yaml"), input=profile)
+    result = run_cli(
+        "build",
+        "-",
+        str(EXAMPLE / "runtime.yaml"),
+        str(EXAMPLE / "isvc.yaml"),
+        str(EXAMPLE / "model.yaml"),
+        input=profile,
+    )
     assert result.exit_code == 0, str(result)
     assert result.stdout == run_cli("build", str(EXAMPLE)).stdout
 
@@ -74,7 +86,10 @@ def test_status_file_json_and_yaml(run_cli, tmp_path):
     result = run_cli("build", str(EXAMPLE), "--status-file", str(tmp_path / "s.json"))
     assert result.exit_code == 0
     listing = json.loads((tmp_path / "s.json").read_text())
-    assert listing["kind"] == "List" and {i["metadata"]["name"] for i in listing["items"]} == {"sglang-profile", "sglang-llama-3-2-3b"}
+    assert listing["kind"] == "List" and {i["metadata"]["name"] for i in listing["items"]} == {
+        "sglang-profile",
+        "sglang-llama-3-2-3b",
+    }
     run_cli("build", str(EXAMPLE), "--status-file", str(tmp_path / "s.yaml"))
     assert yaml.safe_load((tmp_path / "s.yaml").read_text()) == listing
 
@@ -108,5 +123,7 @@ def test_python_dash_m_works():
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "omerender", "build", str(EXAMPLE)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "omerender", "build", str(EXAMPLE)], capture_output=True, text=True, check=True
+    )
     assert "llama-3-2-3b-instruct-engine" in out.stdout

@@ -10,32 +10,48 @@ CSR, SR = "ClusterServingRuntime", "ServingRuntime"
 
 
 def test_parent_not_found(run_cli, write_tree):
-    tree = write_tree({"runtime.yaml": dump(runtime("sglang-llama-3-2-3b", child_spec(), parent="sglang-profile", kind=SR, namespace="llama-demo"))})
+    tree = write_tree(
+        {
+            "runtime.yaml": dump(
+                runtime("sglang-llama-3-2-3b", child_spec(), parent="sglang-profile", kind=SR, namespace="llama-demo")
+            )
+        }
+    )
     result = run_cli("build", str(tree))
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == (
-        f"{tree}/runtime.yaml:6:26: error: inherit-from parent \"sglang-profile\" not found (chain so far: [sglang-llama-3-2-3b])\n"
+        f'{tree}/runtime.yaml:6:26: error: inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])\n'
     )
 
 
 def test_cycle_of_a_runtime_naming_itself(run_cli, write_tree):
-    tree = write_tree({"r.yaml": dump(runtime("sglang-llama-3-2-3b", child_spec(), parent="sglang-llama-3-2-3b", kind=SR))})
+    tree = write_tree(
+        {"r.yaml": dump(runtime("sglang-llama-3-2-3b", child_spec(), parent="sglang-llama-3-2-3b", kind=SR))}
+    )
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
     assert "error: inheritance cycle detected: [sglang-llama-3-2-3b sglang-llama-3-2-3b]" in result.stderr
 
 
 def test_names_alone_count_so_a_serving_runtime_cannot_inherit_a_cluster_runtime_of_its_name(run_cli, write_tree):
-    tree = write_tree({"r.yaml": dump(runtime("x", profile_spec()), runtime("x", child_spec(), parent="x", kind=SR, namespace="ns"))})
+    tree = write_tree(
+        {"r.yaml": dump(runtime("x", profile_spec()), runtime("x", child_spec(), parent="x", kind=SR, namespace="ns"))}
+    )
     result = run_cli("status", str(tree), "-o", "json")
     assert result.exit_code == 1
     items = {(i["kind"], i["metadata"]["name"]): i for i in json.loads(result.stdout)["items"]}
     condition = items[(SR, "x")]["status"]["conditions"][0]
-    assert (condition["status"], condition["reason"], condition["message"]) == ("False", "InheritanceCycle", "inheritance cycle detected: [x x]")
+    assert (condition["status"], condition["reason"], condition["message"]) == (
+        "False",
+        "InheritanceCycle",
+        "inheritance cycle detected: [x x]",
+    )
 
 
 def test_cycle_between_two_runtimes_starts_at_the_runtime_written(run_cli, write_tree):
-    tree = write_tree({"r.yaml": dump(runtime("a", profile_spec(), parent="b"), runtime("b", profile_spec(), parent="a"))})
+    tree = write_tree(
+        {"r.yaml": dump(runtime("a", profile_spec(), parent="b"), runtime("b", profile_spec(), parent="a"))}
+    )
     result = run_cli("build", str(tree))
     assert "inheritance cycle detected: [a b a]" in result.stderr
     assert "inheritance cycle detected: [b a b]" in result.stderr
@@ -69,13 +85,22 @@ def test_profile_must_be_disabled(run_cli, write_tree):
     tree = write_tree({"p.yaml": dump(runtime("p", spec, profile=True))})
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
-    assert result.stderr.endswith('error: runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true\n')
+    assert result.stderr.endswith(
+        'error: runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true\n'
+    )
     status = run_cli("status", str(tree))
     assert status.exit_code == 1
 
 
 def test_cluster_runtime_parents_are_only_cluster_runtimes(run_cli, write_tree):
-    tree = write_tree({"r.yaml": dump(runtime("base", profile_spec(), kind=SR, namespace="default"), runtime("child", child_spec(), parent="base"))})
+    tree = write_tree(
+        {
+            "r.yaml": dump(
+                runtime("base", profile_spec(), kind=SR, namespace="default"),
+                runtime("child", child_spec(), parent="base"),
+            )
+        }
+    )
     result = run_cli("build", str(tree))
     assert 'inherit-from parent "base" not found (chain so far: [child])' in result.stderr
 
@@ -83,9 +108,15 @@ def test_cluster_runtime_parents_are_only_cluster_runtimes(run_cli, write_tree):
 def test_serving_runtime_parents_in_its_namespace_first_then_cluster(run_cli, write_tree):
     ns_parent = runtime("base", profile_spec(), kind=SR, namespace="team")
     ns_parent["spec"]["engineConfig"]["runner"]["image"] = "namespaced:1"
-    docs = [runtime("base", profile_spec(), profile=True), ns_parent, runtime("child", child_spec(), parent="base", kind=SR, namespace="team"),
-            runtime("child", child_spec(), parent="base", kind=SR, namespace="other"), MODEL,
-            isvc("a", namespace="team"), isvc("b", namespace="other")]
+    docs = [
+        runtime("base", profile_spec(), profile=True),
+        ns_parent,
+        runtime("child", child_spec(), parent="base", kind=SR, namespace="team"),
+        runtime("child", child_spec(), parent="base", kind=SR, namespace="other"),
+        MODEL,
+        isvc("a", namespace="team"),
+        isvc("b", namespace="other"),
+    ]
     tree = write_tree({"all.yaml": dump(*docs)})
     result = run_cli("build", str(tree))
     assert result.exit_code == 0, str(result)
@@ -94,15 +125,30 @@ def test_serving_runtime_parents_in_its_namespace_first_then_cluster(run_cli, wr
 
 
 def test_serving_runtime_does_not_see_other_namespaces(run_cli, write_tree):
-    tree = write_tree({"r.yaml": dump(runtime("base", profile_spec(), kind=SR, namespace="a"), runtime("child", child_spec(), parent="base", kind=SR, namespace="b"))})
+    tree = write_tree(
+        {
+            "r.yaml": dump(
+                runtime("base", profile_spec(), kind=SR, namespace="a"),
+                runtime("child", child_spec(), parent="base", kind=SR, namespace="b"),
+            )
+        }
+    )
     result = run_cli("build", str(tree))
     assert 'inherit-from parent "base" not found (chain so far: [child])' in result.stderr
 
 
 def test_isvc_names_a_namespaced_runtime_before_a_cluster_runtime(run_cli, write_tree):
     cluster = runtime("child", child_spec({"runner": {"name": "ome-container", "image": "cluster:1"}}), parent="base")
-    namespaced = runtime("child", child_spec({"runner": {"name": "ome-container", "image": "ns:1"}}), parent="base", kind=SR, namespace="default")
-    tree = write_tree({"all.yaml": dump(runtime("base", profile_spec(), profile=True), cluster, namespaced, MODEL, isvc())})
+    namespaced = runtime(
+        "child",
+        child_spec({"runner": {"name": "ome-container", "image": "ns:1"}}),
+        parent="base",
+        kind=SR,
+        namespace="default",
+    )
+    tree = write_tree(
+        {"all.yaml": dump(runtime("base", profile_spec(), profile=True), cluster, namespaced, MODEL, isvc())}
+    )
     result = run_cli("build", str(tree))
     assert main_container(only(result.stdout))["image"] == "ns:1"
 
@@ -111,20 +157,38 @@ def test_broken_chain_fails_the_isvc_with_the_chain_error(run_cli, write_tree):
     tree = write_tree({"all.yaml": dump(runtime("child", child_spec(), parent="gone"), MODEL, isvc())})
     result = run_cli("build", str(tree))
     assert result.exit_code == 1 and result.stdout == ""
-    assert 'Runtime child does not support model m3b: inherit-from parent "gone" not found (chain so far: [child])' in result.stderr
+    assert (
+        'Runtime child does not support model m3b: inherit-from parent "gone" not found (chain so far: [child])'
+        in result.stderr
+    )
 
 
 def test_duplicate_objects_name_both_files(run_cli, write_tree):
-    tree = write_tree({"a.yaml": dump(runtime("base", profile_spec(), profile=True)), "b.yaml": dump(runtime("base", profile_spec(), profile=True))})
+    tree = write_tree(
+        {
+            "a.yaml": dump(runtime("base", profile_spec(), profile=True)),
+            "b.yaml": dump(runtime("base", profile_spec(), profile=True)),
+        }
+    )
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
-    assert result.stderr == f"{tree}/b.yaml:4:9: error: duplicate ClusterServingRuntime 'base': also defined at {tree}/a.yaml:4\n"
+    assert (
+        result.stderr
+        == f"{tree}/b.yaml:4:9: error: duplicate ClusterServingRuntime 'base': also defined at {tree}/a.yaml:4\n"
+    )
 
 
 def test_status_table_matches_the_spec_example(run_cli):
     result = run_cli("status", "fixtures/llama-demo")
     assert result.exit_code == 0
-    assert result.stdout.splitlines()[2].split() == ["llama-demo", "ServingRuntime", "sglang-llama-3-2-3b", "sglang-profile,sglang-llama-3-2-3b", "True", "Resolved"]
+    assert result.stdout.splitlines()[2].split() == [
+        "llama-demo",
+        "ServingRuntime",
+        "sglang-llama-3-2-3b",
+        "sglang-profile,sglang-llama-3-2-3b",
+        "True",
+        "Resolved",
+    ]
 
 
 def test_status_yaml_is_a_v1_list(run_cli):
@@ -139,7 +203,14 @@ def test_status_yaml_is_a_v1_list(run_cli):
         "metadata": {"name": "sglang-llama-3-2-3b", "namespace": "llama-demo"},
         "status": {
             "inheritanceChain": ["sglang-profile", "sglang-llama-3-2-3b"],
-            "conditions": [{"type": "InheritanceReady", "status": "True", "reason": "Resolved", "message": "inheritance chain resolved"}],
+            "conditions": [
+                {
+                    "type": "InheritanceReady",
+                    "status": "True",
+                    "reason": "Resolved",
+                    "message": "inheritance chain resolved",
+                }
+            ],
         },
     }
 
@@ -157,7 +228,12 @@ def test_a_missing_sixth_parent_is_not_found_rather_than_too_deep(run_cli, write
 def test_a_newline_in_a_message_stays_on_one_diagnostic_line(run_cli, write_tree):
     import yaml
 
-    doc = {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": "svc"}, "spec": {"model": {"name": "m"}, "runtime": {"name": "a\nb"}, "engine": {}}}
+    doc = {
+        "apiVersion": "ome.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "svc"},
+        "spec": {"model": {"name": "m"}, "runtime": {"name": "a\nb"}, "engine": {}},
+    }
     tree = write_tree({"a.yaml": yaml.safe_dump(doc)})
     result = run_cli("build", str(tree))
     assert result.exit_code == 1

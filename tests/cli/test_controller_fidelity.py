@@ -14,7 +14,12 @@ from builders import FORMATS, MODEL, dump, isvc, objects, only, runtime
 from omerender.render.companions import KEDA_DEFAULT_QUERY, go_sprintf_name
 from omerender.render.modelconfig import go_json, models_json
 
-RUNNER = {"name": "ome-container", "image": "engine:1", "command": ["serve"], "ports": [{"containerPort": 8080, "name": "http1"}]}
+RUNNER = {
+    "name": "ome-container",
+    "image": "engine:1",
+    "command": ["serve"],
+    "ports": [{"containerPort": 8080, "name": "http1"}],
+}
 
 
 def flat(**fields: Any) -> dict[str, Any]:
@@ -42,8 +47,12 @@ def test_raw_engine_objects(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt"))
     assert result.exit_code == 0, result
     assert kinds(result.stdout) == [
-        ("ConfigMap", "modelconfig-svc"), ("Deployment", "svc-engine"), ("HorizontalPodAutoscaler", "svc-engine"),
-        ("PodDisruptionBudget", "svc-engine"), ("Service", "svc"), ("Service", "svc-engine"),
+        ("ConfigMap", "modelconfig-svc"),
+        ("Deployment", "svc-engine"),
+        ("HorizontalPodAutoscaler", "svc-engine"),
+        ("PodDisruptionBudget", "svc-engine"),
+        ("Service", "svc"),
+        ("Service", "svc-engine"),
     ]
     assert only(result.stdout, "ConfigMap")["data"]["models.json"] == (
         '[{"modelName":"m3b","modelSpec":{"storageUri":"hf://example/m3b","path":"/models/m3b","modelFormatName":"safetensors","modelFormatVersion":"1.0.0",'
@@ -53,7 +62,12 @@ def test_raw_engine_objects(run_cli, tmp_path):
 
 def test_keda_scaled_object_replaces_the_hpa(run_cli, tmp_path):
     """§4 item 3: class from the component annotation; labels copied before `app` is added."""
-    engine = {"annotations": {"ome.io/autoscalerClass": "keda"}, "minReplicas": 2, "maxReplicas": 5, "runner": dict(RUNNER)}
+    engine = {
+        "annotations": {"ome.io/autoscalerClass": "keda"},
+        "minReplicas": 2,
+        "maxReplicas": 5,
+        "runner": dict(RUNNER),
+    }
     result = build(run_cli, tmp_path, runtime("rt", flat(engineConfig=engine)), isvc("svc", "rt"))
     assert result.exit_code == 0, result
     scaled = only(result.stdout, "ScaledObject")
@@ -79,7 +93,11 @@ def test_keda_scaled_object_replaces_the_hpa(run_cli, tmp_path):
             }
         ],
     }
-    warnings = [line for line in result.stderr.splitlines() if "replicas-overridden" in line or "admission webhook defaults" in line]
+    warnings = [
+        line
+        for line in result.stderr.splitlines()
+        if "replicas-overridden" in line or "admission webhook defaults" in line
+    ]
     assert len(warnings) == 2
 
 
@@ -94,19 +112,31 @@ def test_external_autoscaler_and_service_annotations(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), svc)
     assert result.exit_code == 0, result
     assert kinds(result.stdout) == [
-        ("ConfigMap", "modelconfig-svc"), ("Deployment", "svc-engine"), ("PodDisruptionBudget", "svc-engine"), ("Service", "svc-engine"),
+        ("ConfigMap", "modelconfig-svc"),
+        ("Deployment", "svc-engine"),
+        ("PodDisruptionBudget", "svc-engine"),
+        ("Service", "svc-engine"),
     ]
-    assert "warning: ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it" in result.stderr
+    assert (
+        "warning: ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
+        in result.stderr
+    )
     service = only(result.stdout, "Service")
     assert service["spec"]["type"] == "LoadBalancer" and service["spec"]["loadBalancerIP"] == "10.0.0.9"
-    assert only(result.stdout, "PodDisruptionBudget")["spec"] == {"minAvailable": 1, "selector": {"matchLabels": {"app": "svc-engine"}}}
+    assert only(result.stdout, "PodDisruptionBudget")["spec"] == {
+        "minAvailable": 1,
+        "selector": {"matchLabels": {"app": "svc-engine"}},
+    }
 
 
 def test_serverless_engine_is_a_clear_error(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": {"minReplicas": 0}}))
     assert result.exit_code == 1
     line = line_of(tmp_path, "minReplicas: 0")
-    assert f"in.yaml:{line}:5: error: engine component uses deployment mode Serverless, for which OME creates a Knative Service (serving.knative.dev/v1); omerender renders only RawDeployment and MultiNode components" in result.stderr
+    assert (
+        f"in.yaml:{line}:5: error: engine component uses deployment mode Serverless, for which OME creates a Knative Service (serving.knative.dev/v1); omerender renders only RawDeployment and MultiNode components"
+        in result.stderr
+    )
 
 
 def test_virtual_deployment_renders_nothing(run_cli, tmp_path):
@@ -114,14 +144,20 @@ def test_virtual_deployment_renders_nothing(run_cli, tmp_path):
     svc["metadata"]["annotations"] = {"ome.io/deploymentMode": "VirtualDeployment"}
     result = build(run_cli, tmp_path, runtime("rt", flat()), svc, args=("-v",))
     assert result.exit_code == 0 and result.stdout == ""
-    assert "info: ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready" in result.stderr
+    assert (
+        "info: ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready"
+        in result.stderr
+    )
 
 
 def test_multinode_without_worker_crashes_the_controller(run_cli, tmp_path):
     engine = {"leader": {"runner": dict(RUNNER)}}
     result = build(run_cli, tmp_path, runtime("rt", flat(engineConfig=engine)), isvc("svc", "rt"))
     assert result.exit_code == 1
-    assert "error: engine runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); add engine.worker with a size" in result.stderr
+    assert (
+        "error: engine runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); add engine.worker with a size"
+        in result.stderr
+    )
 
 
 def test_one_sided_size_range_is_an_error_at_the_runtime(run_cli, tmp_path):
@@ -150,12 +186,23 @@ def test_accelerator_classes(run_cli, tmp_path):
     """ome-rendering §2.2 step 4a and §2.5: not modelled, warned; a named runtime lacking the class fails."""
     svc = isvc("svc", "rt")
     svc["metadata"]["annotations"] = {"ome.io/accelerator-class": "a100"}
-    result = build(run_cli, tmp_path, runtime("rt", flat(acceleratorRequirements={"acceleratorClasses": ["h100"]})), svc)
+    result = build(
+        run_cli, tmp_path, runtime("rt", flat(acceleratorRequirements={"acceleratorClasses": ["h100"]})), svc
+    )
     assert result.exit_code == 1
-    assert "error: Runtime rt does not support model m3b: runtime rt does not support model : runtime does not support the required accelerator class" in result.stderr
+    assert (
+        "error: Runtime rt does not support model m3b: runtime rt does not support model : runtime does not support the required accelerator class"
+        in result.stderr
+    )
     line = line_of(tmp_path, "acceleratorRequirements:") + 1
-    assert f"in.yaml:{line}:5: warning: runtime rt declares acceleratorRequirements, but omerender does not model AcceleratorClasses" in result.stderr
-    assert "warning: InferenceService asks for accelerator class a100, but omerender does not model AcceleratorClasses" in result.stderr
+    assert (
+        f"in.yaml:{line}:5: warning: runtime rt declares acceleratorRequirements, but omerender does not model AcceleratorClasses"
+        in result.stderr
+    )
+    assert (
+        "warning: InferenceService asks for accelerator class a100, but omerender does not model AcceleratorClasses"
+        in result.stderr
+    )
 
 
 def test_replica_override_is_reported_at_the_runtime(run_cli, tmp_path):
@@ -176,7 +223,10 @@ def test_namespaced_base_model_needs_kind(run_cli, tmp_path):
     (tmp_path / "in.yaml").write_text(dump(model, runtime("rt", flat()), isvc("svc", "rt")), encoding="utf-8")
     result = run_cli("build", str(tmp_path / "in.yaml"))
     assert result.exit_code == 1
-    assert 'error: failed to get base model spec for m3b: clusterbasemodels.ome.io "m3b" not found (set spec.model.kind: BaseModel for a namespaced BaseModel)' in result.stderr
+    assert (
+        'error: failed to get base model spec for m3b: clusterbasemodels.ome.io "m3b" not found (set spec.model.kind: BaseModel for a namespaced BaseModel)'
+        in result.stderr
+    )
     good = isvc("svc", "rt")
     good["spec"]["model"]["kind"] = "BaseModel"
     (tmp_path / "in.yaml").write_text(dump(model, runtime("rt", flat()), good), encoding="utf-8")
@@ -190,8 +240,8 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     overlay.write_text(
         "models:\n"
         "  m3b:\n"
-        "    modelFormat: {name: safetensors, version: \"1.0.0\"}\n"
-        "    modelFramework: {name: transformers, version: \"4.45.0\"}\n"
+        '    modelFormat: {name: safetensors, version: "1.0.0"}\n'
+        '    modelFramework: {name: transformers, version: "4.45.0"}\n'
         "    modelArchitecture: LlamaForCausalLM\n"
         "    modelParameterSize: 3B\n"
         "  other: {quantization: fp8}\n",
@@ -201,11 +251,19 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     assert result.exit_code == 0, result
     assert f"{overlay}:7:10: info: no ClusterBaseModel or BaseModel other in the input; entry not used" in result.stderr
     assert '"modelFormatName":"safetensors"' in only(result.stdout, "ConfigMap")["data"]["models.json"]
-    overlay.write_text("models:\n  m3b:\n    modelType: llama\n    modelFormat: {name: safetensors, version: 1.0}\n", encoding="utf-8")
+    overlay.write_text(
+        "models:\n  m3b:\n    modelType: llama\n    modelFormat: {name: safetensors, version: 1.0}\n", encoding="utf-8"
+    )
     result = run_cli("build", str(tmp_path / "in.yaml"), "--model-metadata", str(overlay))
     assert result.exit_code == 1
-    assert f"{overlay}:3:16: error: m3b: modelType is not a field the model agent fills (allowed: modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)" in result.stderr
-    assert f'{overlay}:4:47: error: m3b: modelFormat.version must be a string (quote versions such as "1.0")' in result.stderr
+    assert (
+        f"{overlay}:3:16: error: m3b: modelType is not a field the model agent fills (allowed: modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)"
+        in result.stderr
+    )
+    assert (
+        f'{overlay}:4:47: error: m3b: modelFormat.version must be a string (quote versions such as "1.0")'
+        in result.stderr
+    )
 
 
 def test_go_formatting_helpers():

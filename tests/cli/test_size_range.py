@@ -9,7 +9,13 @@ def _tree(write_tree, parent_range, child_range, *apps):
     parent = profile_spec()
     if parent_range:
         parent["modelSizeRange"] = parent_range
-    return write_tree({"p.yaml": dump(runtime("base", parent, profile=True)), "c.yaml": dump(runtime("child", child_spec(modelSizeRange=child_range), parent="base")), "a.yaml": dump(MODEL, *apps)})
+    return write_tree(
+        {
+            "p.yaml": dump(runtime("base", parent, profile=True)),
+            "c.yaml": dump(runtime("child", child_spec(modelSizeRange=child_range), parent="base")),
+            "a.yaml": dump(MODEL, *apps),
+        }
+    )
 
 
 def test_one_bound_with_nothing_inherited_is_an_error(run_cli, write_tree):

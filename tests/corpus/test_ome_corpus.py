@@ -27,8 +27,14 @@ NAMESPACE = "corpus"
 DUPLICATES = {
     "srt/Qwen/qwen2-5-32b-instruct-rt.yaml": ("srt-qwen2-5-32b-instruct", "srt/Qwen/Qwen2.5-32B-Instruct-rt.yaml"),
     "srt/Qwen/qwen3-embedding-0-6b-rt.yaml": ("srt-qwen3-embedding-0-6b", "srt/Qwen/Qwen3-Embedding-0.6B-rt.yaml"),
-    "srt/mixtral-8x7b-instruct-rt.yaml": ("srt-mixtral-8x7b-instruct", "srt/mistralai/mixtral-8x7b-instruct-v0-1-rt.yaml"),
-    "srt/unsloth/llama-3-2-11b-vision-instruct-rt.yaml": ("srt-llama-3-2-11b-vision-instruct", "srt/meta/llama-3-2-11b-vision-instruct-rt.yaml"),
+    "srt/mixtral-8x7b-instruct-rt.yaml": (
+        "srt-mixtral-8x7b-instruct",
+        "srt/mistralai/mixtral-8x7b-instruct-v0-1-rt.yaml",
+    ),
+    "srt/unsloth/llama-3-2-11b-vision-instruct-rt.yaml": (
+        "srt-llama-3-2-11b-vision-instruct",
+        "srt/meta/llama-3-2-11b-vision-instruct-rt.yaml",
+    ),
 }
 
 pytestmark = pytest.mark.skipif(not OME.is_dir(), reason="../shared/ome (OME's corpus) is not present")
@@ -87,7 +93,12 @@ def isvc(name: str, model: str, runtime: str | None, spec: dict[str, Any]) -> di
     for component in ("decoder", "router"):
         if isinstance(spec.get(f"{component}Config"), dict):
             body[component] = {}
-    return {"apiVersion": "ome.io/v1beta1", "kind": "InferenceService", "metadata": {"name": name, "namespace": NAMESPACE}, "spec": body}
+    return {
+        "apiVersion": "ome.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": body,
+    }
 
 
 def expected_kinds(spec: dict[str, Any]) -> Counter[str]:
@@ -183,7 +194,9 @@ def test_broken_runtimes_fail_with_a_located_error(run_cli, tmp_path: Path, runt
 def test_leader_without_volumes_is_rendered_as_ome_builds_it(run_cli, tmp_path: Path) -> None:
     """OME builds the leader pod from engineConfig.leader alone, so its mounts of dshm and devinf dangle."""
     pair = next(p for p in accepted_pairs() if p[0] == NO_LEADER_VOLUMES)
-    (tmp_path / "isvc.yaml").write_text(yaml.safe_dump(isvc("rdma", pair[1], NO_LEADER_VOLUMES, pair[3])), encoding="utf-8")
+    (tmp_path / "isvc.yaml").write_text(
+        yaml.safe_dump(isvc("rdma", pair[1], NO_LEADER_VOLUMES, pair[3])), encoding="utf-8"
+    )
     result = build(run_cli, tmp_path, *kept_runtime_files(), *model_files())
     if result.exit_code:  # a Kubernetes-rejection check may turn the dangling mounts into errors
         assert [line for line in result.stderr.splitlines() if ": error: " in line and '"dshm"' in line], result.stderr
@@ -210,12 +223,19 @@ def test_auto_selection_worked_examples(run_cli, tmp_path: Path) -> None:
     """ome-selection §1.10: what OME picks over the shipped runtimes."""
     llama = _select(run_cli, tmp_path, "llama-3-2-1b-instruct")
     assert llama.exit_code == 0
-    assert _notes(llama, "runtime-selected") == ["no runtime named; OME selects ClusterServingRuntime vllm-llama-3-2-1b-instruct (score 2, 1 compatible)"]
-    assert "srt-llama-3-2-1b-instruct is compatible but not considered: runtime does not have auto-select enabled for any supported format" in _notes(llama, "runtime-skipped")
+    assert _notes(llama, "runtime-selected") == [
+        "no runtime named; OME selects ClusterServingRuntime vllm-llama-3-2-1b-instruct (score 2, 1 compatible)"
+    ]
+    assert (
+        "srt-llama-3-2-1b-instruct is compatible but not considered: runtime does not have auto-select enabled for any supported format"
+        in _notes(llama, "runtime-skipped")
+    )
 
     coder = _select(run_cli, tmp_path, "qwen2-5-coder-32b-instruct")
     assert coder.exit_code == 0
-    assert _notes(coder, "runtime-selected") == ["no runtime named; OME selects ClusterServingRuntime srt-deepseek-r1-distill-qwen-14b (score 2, 4 compatible)"]
+    assert _notes(coder, "runtime-selected") == [
+        "no runtime named; OME selects ClusterServingRuntime srt-deepseek-r1-distill-qwen-14b (score 2, 4 compatible)"
+    ]
     assert _notes(coder, "runtime-runner-up") == [
         "runner-up #2: ClusterServingRuntime srt-deepseek-r1-distill-qwen-32b (score 2, size distance 0)",
         "runner-up #3: ClusterServingRuntime srt-qwen2-5-32b-instruct (score 2, size distance 4e+09)",

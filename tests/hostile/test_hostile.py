@@ -26,7 +26,12 @@ def _example(input_dir: Path) -> None:
 
 
 def _nested(depth: int) -> str:
-    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  a: " + "[" * (depth - 2) + "]" * (depth - 2) + "\n"
+    return (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  a: "
+        + "[" * (depth - 2)
+        + "]" * (depth - 2)
+        + "\n"
+    )
 
 
 def _big_config_map(size: int) -> str:
@@ -78,7 +83,9 @@ def _nested_ok(input_dir: Path) -> None:
     (input_dir / "deep.yaml").write_text(_nested(50), encoding="utf-8")
 
 
-LATIN1_RUNTIME = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: caf\xe9\n".encode("latin-1")
+LATIN1_RUNTIME = "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: caf\xe9\n".encode(
+    "latin-1"
+)
 
 GENERATORS: dict[str, Callable[[Path], None]] = {
     "deep-flow-nesting": _write("deep.yaml", "[" * 100_000),

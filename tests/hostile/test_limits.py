@@ -52,7 +52,10 @@ def test_alias_bomb_through_the_cli_under_a_memory_cap() -> None:
     elapsed = time.perf_counter() - started
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == b""
-    assert proc.stderr.decode() == "<stdin>:2:1: error: invalid YAML: document expands to more than 1000000 nodes through aliases\n"
+    assert (
+        proc.stderr.decode()
+        == "<stdin>:2:1: error: invalid YAML: document expands to more than 1000000 nodes through aliases\n"
+    )
     assert elapsed < 10  # interpreter start-up included; the refusal itself is timed above
 
 
@@ -81,7 +84,10 @@ def test_a_big_file_of_tiny_nodes_is_refused_before_nodes_are_built() -> None:
     started = time.perf_counter()
     proc = _capped("build", "-", stdin=text.encode())
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.decode() == "<stdin>:1000000:3: error: invalid YAML: file holds more than 1000000 YAML nodes; split it into smaller files\n"
+    assert (
+        proc.stderr.decode()
+        == "<stdin>:1000000:3: error: invalid YAML: file holds more than 1000000 YAML nodes; split it into smaller files\n"
+    )
     assert time.perf_counter() - started < 20
 
 

@@ -36,8 +36,23 @@ def env_with_omerender(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None, timeout: int = 120) -> Proc:
-    done = subprocess.run(args, cwd=cwd, env=env or env_with_omerender(), input=stdin, capture_output=True, text=True, timeout=timeout, check=False)
+def run(
+    args: list[str],
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: int = 120,
+) -> Proc:
+    done = subprocess.run(
+        args,
+        cwd=cwd,
+        env=env or env_with_omerender(),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
     return Proc(done.returncode, done.stdout, done.stderr)
 
 
@@ -56,7 +71,12 @@ def objects(text: str) -> list[dict[str, Any]]:
     """A YAML (or JSON) stream as Kubernetes objects; fails the test on anything else."""
     docs = [d for d in yaml.safe_load_all(text) if d is not None]
     for doc in docs:
-        assert isinstance(doc, dict) and doc.get("apiVersion") and doc.get("kind") and (doc.get("metadata") or {}).get("name"), doc
+        assert (
+            isinstance(doc, dict)
+            and doc.get("apiVersion")
+            and doc.get("kind")
+            and (doc.get("metadata") or {}).get("name")
+        ), doc
     return docs
 
 
@@ -75,7 +95,13 @@ def without_tool_annotations(obj: dict[str, Any]) -> dict[str, Any]:
     """The object without kpt/kustomize bookkeeping annotations (path, index, seqindent, id)."""
     out = yaml.safe_load(yaml.safe_dump(obj))
     annotations = (out.get("metadata") or {}).get("annotations") or {}
-    for key in [k for k in annotations if k.startswith(("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/"))]:
+    for key in [
+        k
+        for k in annotations
+        if k.startswith(
+            ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
+        )
+    ]:
         del annotations[key]
     if "annotations" in (out.get("metadata") or {}) and not annotations:
         del out["metadata"]["annotations"]

@@ -24,7 +24,10 @@ _COMMAND = {
     "type": "object",
     "required": ["command"],
     "additionalProperties": False,
-    "properties": {"command": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}, "args": {"type": "array", "items": _STR}},
+    "properties": {
+        "command": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "args": {"type": "array", "items": _STR},
+    },
 }
 # The v2 sidecar plugin.yaml as the research note (§1.1) describes it from Argo CD's config.go:
 # kind checked, metadata.name required, generate.command non-empty, discovery one of three forms,
@@ -37,7 +40,11 @@ PLUGIN_SCHEMA: dict[str, Any] = {
     "properties": {
         "apiVersion": {"const": "argoproj.io/v1alpha1"},
         "kind": {"const": "ConfigManagementPlugin"},
-        "metadata": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "minLength": 1}}},
+        "metadata": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {"name": {"type": "string", "minLength": 1}},
+        },
         "spec": {
             "type": "object",
             "required": ["generate"],
@@ -51,7 +58,11 @@ PLUGIN_SCHEMA: dict[str, Any] = {
                     "additionalProperties": False,
                     "properties": {
                         "fileName": _STR,
-                        "find": {"type": "object", "additionalProperties": False, "properties": {"glob": _STR, **_COMMAND["properties"]}},
+                        "find": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "properties": {"glob": _STR, **_COMMAND["properties"]},
+                        },
                     },
                 },
                 "parameters": {
@@ -131,7 +142,9 @@ def _app(tmp_path: Path) -> Path:
     """A copy of the app directory, as the CMP server unpacks it, with a ConfigMap beside the OME objects."""
     app = tmp_path / "repo" / "apps" / "llama"
     shutil.copytree(FIXTURE, app)
-    (app / "configmap.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n", encoding="utf-8")
+    (app / "configmap.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n", encoding="utf-8"
+    )
     return app
 
 
@@ -139,12 +152,19 @@ def _generate(app: Path, env: dict[str, str] | None = None) -> Proc:
     """Run spec.generate as the CMP server does: in the app directory, with Argo CD's environment."""
     generate = _plugin()["spec"]["generate"]
     argv = [*generate["command"], *generate.get("args", [])]
-    build_env = {"ARGOCD_APP_NAME": "llama", "ARGOCD_APP_NAMESPACE": "llama-demo", "ARGOCD_APP_REVISION": "0123abc", "KUBE_VERSION": "1.30.1"}
+    build_env = {
+        "ARGOCD_APP_NAME": "llama",
+        "ARGOCD_APP_NAMESPACE": "llama-demo",
+        "ARGOCD_APP_REVISION": "0123abc",
+        "KUBE_VERSION": "1.30.1",
+    }
     return run(["sh", "-c", shlex.join(argv)], cwd=app, env=env_with_omerender({**build_env, **(env or {})}))
 
 
 def _parameters(**values: Any) -> dict[str, str]:
-    entries = [{"name": k.replace("_", "-"), ("array" if isinstance(v, list) else "string"): v} for k, v in values.items()]
+    entries = [
+        {"name": k.replace("_", "-"), ("array" if isinstance(v, list) else "string"): v} for k, v in values.items()
+    ]
     return {"ARGOCD_APP_PARAMETERS": json.dumps(entries)}
 
 
@@ -152,7 +172,13 @@ def test_generate_prints_only_objects_inputs_and_passthrough_by_default(tmp_path
     proc = _generate(_app(tmp_path))
     assert proc.code == 0, proc
     docs = objects(proc.out)
-    assert [d["kind"] for d in docs] == ["ConfigMap", "ClusterBaseModel", "ClusterServingRuntime", "ServingRuntime", "InferenceService"]
+    assert [d["kind"] for d in docs] == [
+        "ConfigMap",
+        "ClusterBaseModel",
+        "ClusterServingRuntime",
+        "ServingRuntime",
+        "InferenceService",
+    ]
     assert proc.err == ""
 
 
@@ -216,11 +242,16 @@ def test_broken_chains_fail_with_short_stderr(tmp_path: Path) -> None:
     app = _app(tmp_path)
     runtime = (app / "runtime.yaml").read_text(encoding="utf-8")
     for n in range(60):
-        broken = runtime.replace("name: sglang-llama-3-2-3b", f"name: broken-{n:02d}").replace("inherit-from: sglang-profile", f"inherit-from: missing-{n:02d}")
+        broken = runtime.replace("name: sglang-llama-3-2-3b", f"name: broken-{n:02d}").replace(
+            "inherit-from: sglang-profile", f"inherit-from: missing-{n:02d}"
+        )
         (app / f"broken-{n:02d}.yaml").write_text(broken, encoding="utf-8")
     proc = _generate(app)
     assert proc.code == 1 and proc.out == "", proc
-    assert re.search(r'broken-00\.yaml:\d+:\d+: error: inherit-from parent "missing-00" not found \(chain so far: \[broken-00\]\)', proc.err), proc.err
+    assert re.search(
+        r'broken-00\.yaml:\d+:\d+: error: inherit-from parent "missing-00" not found \(chain so far: \[broken-00\]\)',
+        proc.err,
+    ), proc.err
     lines = proc.err.splitlines()
     assert DEFAULT_MAX_ERRORS <= len(lines) <= DEFAULT_MAX_ERRORS + 2 and len(proc.err) < 6000, proc.err
     fewer = _generate(app, _parameters(max_errors="3"))
@@ -250,10 +281,17 @@ def test_settings_from_env() -> None:
         "KUBE_VERSION": "1.31.0",
         "ARGOCD_ENV_OMERENDER_EMIT": "rendered, passthrough",
         "ARGOCD_ENV_OMERENDER_MAX_ERRORS": "5",
-        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "search-paths", "array": ["../a", "../b"]}, {"name": "allow-empty", "string": "yes"}]),
+        "ARGOCD_APP_PARAMETERS": json.dumps(
+            [{"name": "search-paths", "array": ["../a", "../b"]}, {"name": "allow-empty", "string": "yes"}]
+        ),
     }
     assert settings_from_env(env) == Settings(("rendered", "passthrough"), ("../a", "../b"), "ns", True, 5, "1.31.0")
-    for bad in ('{"name": "emit"}', "[{]", '[{"name": "max-errors", "string": "-1"}]', '[{"name": "allow-empty", "string": "maybe"}]'):
+    for bad in (
+        '{"name": "emit"}',
+        "[{]",
+        '[{"name": "max-errors", "string": "-1"}]',
+        '[{"name": "allow-empty", "string": "maybe"}]',
+    ):
         with pytest.raises(SettingsError):
             settings_from_env({"ARGOCD_APP_PARAMETERS": bad})
 
@@ -277,7 +315,9 @@ def test_repo_server_patch_adds_the_sidecar(tmp_path: Path) -> None:
     }
     (tmp_path / "repo-server.yaml").write_text(yaml.safe_dump(stub), encoding="utf-8")
     shutil.copy(ARGOCD / "argocd-repo-server-patch.yaml", tmp_path)
-    (tmp_path / "kustomization.yaml").write_text("resources: [repo-server.yaml]\npatches:\n  - path: argocd-repo-server-patch.yaml\n", encoding="utf-8")
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [repo-server.yaml]\npatches:\n  - path: argocd-repo-server-patch.yaml\n", encoding="utf-8"
+    )
     built = run([kubectl, "kustomize", str(tmp_path)])
     assert built.code == 0, built
     pod = objects(built.out)[0]["spec"]["template"]["spec"]
@@ -287,12 +327,20 @@ def test_repo_server_patch_adds_the_sidecar(tmp_path: Path) -> None:
     assert sidecar["command"] == ["/var/run/argocd/argocd-cmp-server"]
     assert sidecar["securityContext"] == {"runAsNonRoot": True, "runAsUser": 999}
     mounts = {m["mountPath"]: m["name"] for m in sidecar["volumeMounts"]}
-    assert mounts == {"/var/run/argocd": "var-files", "/home/argocd/cmp-server/plugins": "plugins", "/tmp": "omerender-tmp"}
+    assert mounts == {
+        "/var/run/argocd": "var-files",
+        "/home/argocd/cmp-server/plugins": "plugins",
+        "/tmp": "omerender-tmp",
+    }
     assert {v["name"] for v in pod["volumes"]} == {"var-files", "plugins", "omerender-tmp"}
 
 
 def test_dockerfile_runs_the_cmp_server_as_user_999() -> None:
-    lines = [line.strip() for line in (ARGOCD / "Dockerfile").read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    lines = [
+        line.strip()
+        for line in (ARGOCD / "Dockerfile").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     assert "USER 999" in lines
     assert lines[-1] == 'ENTRYPOINT ["/var/run/argocd/argocd-cmp-server"]'
     assert "COPY integrations/argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" in lines

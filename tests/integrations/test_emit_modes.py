@@ -14,7 +14,9 @@ def _kinds(docs: list[dict[str, Any]]) -> list[str]:
     return [d["kind"] for d in docs]
 
 
-def test_flattened_output_fed_back_renders_the_same_deployments(tmp_path: Path, reference_build: list[dict[str, Any]]) -> None:
+def test_flattened_output_fed_back_renders_the_same_deployments(
+    tmp_path: Path, reference_build: list[dict[str, Any]]
+) -> None:
     flat = omerender("build", str(FIXTURE), "--emit", "flattened")
     assert flat.code == 0, flat
     (tmp_path / "flat.yaml").write_text(flat.out, encoding="utf-8")
@@ -52,13 +54,21 @@ def test_inputs_are_as_given_with_parents_first() -> None:
 
 def test_passthrough_keeps_other_objects_and_skips_tool_files(tree: Path) -> None:
     (tree / "secret.yaml").write_text(
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: llama-demo\ndata:\n  a: 'b'\n", encoding="utf-8"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: llama-demo\ndata:\n  a: 'b'\n",
+        encoding="utf-8",
     )
-    (tree / "kustomization.yaml").write_text("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n", encoding="utf-8")
+    (tree / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n", encoding="utf-8"
+    )
     proc = omerender("build", str(tree), "--emit", "passthrough", "--emit", "rendered")
     assert proc.code == 0, proc
     docs = objects(proc.out)
-    assert docs[0] == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "extra", "namespace": "llama-demo"}, "data": {"a": "b"}}
+    assert docs[0] == {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "extra", "namespace": "llama-demo"},
+        "data": {"a": "b"},
+    }
     assert "Kustomization" not in _kinds(docs)
     assert "Deployment" in _kinds(docs)
     assert not {"InferenceService", "ServingRuntime"} & set(_kinds(docs))
@@ -66,7 +76,9 @@ def test_passthrough_keeps_other_objects_and_skips_tool_files(tree: Path) -> Non
 
 def test_order_is_fixed_whatever_the_flag_order() -> None:
     one = omerender("build", str(FIXTURE), "--emit", "rendered", "--emit", "passthrough", "--emit", "inputs")
-    two = omerender("build", str(FIXTURE), "--emit", "inputs", "--emit", "rendered", "--emit", "passthrough", "--emit", "inputs")
+    two = omerender(
+        "build", str(FIXTURE), "--emit", "inputs", "--emit", "rendered", "--emit", "passthrough", "--emit", "inputs"
+    )
     assert one.code == 0 and two.code == 0, (one, two)
     assert one.out == two.out
     kinds = _kinds(objects(one.out))
@@ -114,7 +126,10 @@ def test_inference_services_on_a_search_path_are_not_rendered(tmp_path: Path) ->
 def test_an_input_object_named_like_a_rendered_one_is_an_error(tmp_path: Path) -> None:
     for name in ("profile.yaml", "runtime.yaml", "model.yaml", "isvc.yaml"):
         (tmp_path / name).write_text((FIXTURE / name).read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "svc.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata:\n  name: llama-3-2-3b-instruct\n  namespace: llama-demo\n", encoding="utf-8")
+    (tmp_path / "svc.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: llama-3-2-3b-instruct\n  namespace: llama-demo\n",
+        encoding="utf-8",
+    )
     proc = omerender("build", str(tmp_path), "--emit", "passthrough", "--emit", "rendered")
     assert proc.code == 1 and proc.out == ""
     assert proc.err == (

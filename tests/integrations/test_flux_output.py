@@ -36,8 +36,15 @@ def test_substitution_is_warned_at_the_runtime_that_holds_it(tree: Path, tmp_pat
     _with_substitution(tree)
     proc = omerender("build", str(tree), "-o", str(tmp_path / "out"), "--kustomization")
     assert proc.code == 0, proc
-    line = next(n for n, text in enumerate((tree / "runtime.yaml").read_text(encoding="utf-8").splitlines(), 1) if "${MEM_FRACTION}" in text)
-    assert re.search(rf"runtime\.yaml:{line}:\d+: warning: Deployment llama-3-2-3b-instruct-engine contains \$\{{MEM_FRACTION\}}", proc.err), proc.err
+    line = next(
+        n
+        for n, text in enumerate((tree / "runtime.yaml").read_text(encoding="utf-8").splitlines(), 1)
+        if "${MEM_FRACTION}" in text
+    )
+    assert re.search(
+        rf"runtime\.yaml:{line}:\d+: warning: Deployment llama-3-2-3b-instruct-engine contains \$\{{MEM_FRACTION\}}",
+        proc.err,
+    ), proc.err
     assert "--flux-substitute-disabled" in proc.err
 
 
@@ -53,7 +60,18 @@ def test_flux_substitute_disabled_annotates_instead_of_warning(tree: Path, tmp_p
     kubectl = need("kubectl")
     _with_substitution(tree)
     out = tmp_path / "out"
-    proc = omerender("build", str(tree), "-o", str(out), "--kustomization", "--flux-substitute-disabled", "--emit", "inputs", "--emit", "rendered")
+    proc = omerender(
+        "build",
+        str(tree),
+        "-o",
+        str(out),
+        "--kustomization",
+        "--flux-substitute-disabled",
+        "--emit",
+        "inputs",
+        "--emit",
+        "rendered",
+    )
     assert proc.code == 0, proc
     assert "MEM_FRACTION" not in proc.err
     built = run([kubectl, "kustomize", str(out)])

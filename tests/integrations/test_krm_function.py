@@ -9,7 +9,17 @@ from typing import Any
 
 import pytest
 import yaml
-from gitops_helpers import FIXTURE, REPO, by_identity, env_with_omerender, need, objects, omerender, run, without_tool_annotations
+from gitops_helpers import (
+    FIXTURE,
+    REPO,
+    by_identity,
+    env_with_omerender,
+    need,
+    objects,
+    omerender,
+    run,
+    without_tool_annotations,
+)
 
 from omerender.gitops.krm import KrmConfig, KrmError, parse_config, process
 
@@ -48,14 +58,18 @@ def test_kpt_fn_eval_exec_gives_the_build_objects(tmp_path: Path, reference_buil
     assert {d["kind"] for d in docs} >= OME_KINDS - {"BaseModel"}  # the package is kept
 
 
-def test_kpt_fn_eval_in_place_writes_rendered_files_and_keeps_the_package(tmp_path: Path, reference_build: list[dict[str, Any]]) -> None:
+def test_kpt_fn_eval_in_place_writes_rendered_files_and_keeps_the_package(
+    tmp_path: Path, reference_build: list[dict[str, Any]]
+) -> None:
     kpt = need("kpt")
     pkg = _package(tmp_path)
     before = {p.name: objects(p.read_text(encoding="utf-8")) for p in pkg.glob("*.yaml")}
     proc = run([kpt, "fn", "eval", str(pkg), "--exec", "omerender krm"])
     assert proc.code == 0, proc
     assert {p.name: objects(p.read_text(encoding="utf-8")) for p in pkg.glob("*.yaml")} == before  # kpt may requote
-    written = [doc for path in sorted((pkg / "rendered").rglob("*.yaml")) for doc in objects(path.read_text(encoding="utf-8"))]
+    written = [
+        doc for path in sorted((pkg / "rendered").rglob("*.yaml")) for doc in objects(path.read_text(encoding="utf-8"))
+    ]
     assert _rendered(written) == _rendered(reference_build)
 
 
@@ -63,7 +77,10 @@ def test_kpt_results_locate_a_broken_chain(tmp_path: Path) -> None:
     kpt = need("kpt")
     pkg = _package(tmp_path)
     runtime = pkg / "runtime.yaml"
-    runtime.write_text(runtime.read_text(encoding="utf-8").replace("inherit-from: sglang-profile", "inherit-from: sglang-base"), encoding="utf-8")
+    runtime.write_text(
+        runtime.read_text(encoding="utf-8").replace("inherit-from: sglang-profile", "inherit-from: sglang-base"),
+        encoding="utf-8",
+    )
     proc = run([kpt, "fn", "eval", str(pkg), "--exec", "omerender krm", "--results-dir", str(tmp_path / "results")])
     assert proc.code != 0, proc
     listing = yaml.safe_load((tmp_path / "results" / "results.yaml").read_text(encoding="utf-8"))
@@ -73,7 +90,12 @@ def test_kpt_results_locate_a_broken_chain(tmp_path: Path) -> None:
     assert chain["severity"] == "error"
     assert chain["file"]["path"] == "runtime.yaml"
     assert chain["field"]["path"] == "metadata.annotations['ome.io/inherit-from']"
-    assert chain["resourceRef"] == {"apiVersion": "ome.io/v1beta1", "kind": "ServingRuntime", "name": "sglang-llama-3-2-3b", "namespace": "llama-demo"}
+    assert chain["resourceRef"] == {
+        "apiVersion": "ome.io/v1beta1",
+        "kind": "ServingRuntime",
+        "name": "sglang-llama-3-2-3b",
+        "namespace": "llama-demo",
+    }
     assert not (pkg / "rendered").exists()
 
 
@@ -90,27 +112,53 @@ def test_resource_list_contract_preserves_path_and_index(tmp_path: Path) -> None
         assert returned[key] == item  # inputs come back unchanged, annotations and all
     deployment = returned[("Deployment", "llama-3-2-3b-instruct-engine")]
     annotations = deployment["metadata"]["annotations"]
-    assert annotations["internal.config.kubernetes.io/path"] == "rendered/llama-demo/deployment-llama-3-2-3b-instruct-engine.yaml"
+    assert (
+        annotations["internal.config.kubernetes.io/path"]
+        == "rendered/llama-demo/deployment-llama-3-2-3b-instruct-engine.yaml"
+    )
     assert annotations["internal.config.kubernetes.io/index"] == "0"
     assert not any(k.startswith("internal.") for k in deployment["spec"]["template"]["metadata"].get("annotations", {}))
 
 
 def test_flattened_items_keep_their_place_and_the_kptfile_stays() -> None:
     listing = _resource_list(FIXTURE)
-    listing["items"].append({"apiVersion": "kpt.dev/v1", "kind": "Kptfile", "metadata": {"name": "pkg", "annotations": {"config.kubernetes.io/local-config": "true", "internal.config.kubernetes.io/path": "Kptfile"}}})
-    listing["functionConfig"] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}, "data": {"emit": "passthrough,flattened"}}
+    listing["items"].append(
+        {
+            "apiVersion": "kpt.dev/v1",
+            "kind": "Kptfile",
+            "metadata": {
+                "name": "pkg",
+                "annotations": {
+                    "config.kubernetes.io/local-config": "true",
+                    "internal.config.kubernetes.io/path": "Kptfile",
+                },
+            },
+        }
+    )
+    listing["functionConfig"] = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cfg"},
+        "data": {"emit": "passthrough,flattened"},
+    }
     out, failed = process(listing, parse_config(listing["functionConfig"]))
     assert not failed
     kinds = [i["kind"] for i in out["items"]]
     assert kinds == ["Kptfile", "ClusterBaseModel", "ServingRuntime", "InferenceService"]
     runtime = out["items"][2]
     annotations = runtime["metadata"]["annotations"]
-    assert annotations["internal.config.kubernetes.io/path"] == "runtime.yaml" and "ome.io/inherit-from" not in annotations
+    assert (
+        annotations["internal.config.kubernetes.io/path"] == "runtime.yaml" and "ome.io/inherit-from" not in annotations
+    )
     assert runtime["spec"]["engineConfig"]["runner"]["image"].startswith("docker.io/lmsysorg/sglang")
 
 
 def test_items_omerender_cannot_read_are_reported_and_kept() -> None:
-    listing = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [{"metadata": {"name": "x", "annotations": {"internal.config.kubernetes.io/path": "odd.yaml"}}}]}
+    listing = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [{"metadata": {"name": "x", "annotations": {"internal.config.kubernetes.io/path": "odd.yaml"}}}],
+    }
     out, failed = process(listing, KrmConfig())
     assert failed
     assert out["items"] == listing["items"]
@@ -122,11 +170,15 @@ def test_items_omerender_cannot_read_are_reported_and_kept() -> None:
         parse_config({"kind": "ConfigMap", "data": {"emit": "inputs,flattened"}})
 
 
-def test_kubectl_kustomize_exec_generator_gives_the_build_objects(tmp_path: Path, reference_build: list[dict[str, Any]]) -> None:
+def test_kubectl_kustomize_exec_generator_gives_the_build_objects(
+    tmp_path: Path, reference_build: list[dict[str, Any]]
+) -> None:
     kubectl = need("kubectl")
     shutil.copytree(REPO / "integrations" / "kustomize" / "example", tmp_path / "example")
     config = tmp_path / "example" / "omerender.yaml"
-    config.write_text(config.read_text(encoding="utf-8").replace("../../../fixtures/llama-demo", "manifests"), encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("../../../fixtures/llama-demo", "manifests"), encoding="utf-8"
+    )
     shutil.copytree(FIXTURE, tmp_path / "example" / "manifests")
     env = env_with_omerender({"KUSTOMIZE_PLUGIN_HOME": str(PLUGIN_HOME)})
     plain = run([kubectl, "kustomize", str(tmp_path / "example")], env=env)
@@ -141,10 +193,15 @@ def test_kustomize_exec_generator_fails_on_a_broken_chain(tmp_path: Path) -> Non
     example = tmp_path / "example"
     shutil.copytree(REPO / "integrations" / "kustomize" / "example", example)
     config = example / "omerender.yaml"
-    config.write_text(config.read_text(encoding="utf-8").replace("../../../fixtures/llama-demo", "manifests"), encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("../../../fixtures/llama-demo", "manifests"), encoding="utf-8"
+    )
     shutil.copytree(FIXTURE, example / "manifests")
     (example / "manifests" / "profile.yaml").unlink()
-    proc = run([kubectl, "kustomize", "--enable-alpha-plugins", str(example)], env=env_with_omerender({"KUSTOMIZE_PLUGIN_HOME": str(PLUGIN_HOME)}))
+    proc = run(
+        [kubectl, "kustomize", "--enable-alpha-plugins", str(example)],
+        env=env_with_omerender({"KUSTOMIZE_PLUGIN_HOME": str(PLUGIN_HOME)}),
+    )
     assert proc.code != 0 and proc.out == "", proc
     assert 'inherit-from parent "sglang-profile" not found' in proc.err, proc
 
@@ -161,7 +218,10 @@ def test_standalone_kustomize_exec_krm_function(tmp_path: Path, reference_build:
         encoding="utf-8",
     )
     names = " ".join(p.name for p in sorted((tmp_path / "manifests").glob("*.yaml")))
-    (tmp_path / "kustomization.yaml").write_text(f"resources: [{', '.join('manifests/' + n for n in names.split())}]\ntransformers: [fn.yaml]\n", encoding="utf-8")
+    (tmp_path / "kustomization.yaml").write_text(
+        f"resources: [{', '.join('manifests/' + n for n in names.split())}]\ntransformers: [fn.yaml]\n",
+        encoding="utf-8",
+    )
     proc = run([kustomize, "build", "--enable-alpha-plugins", "--enable-exec", str(tmp_path)])
     assert proc.code == 0, proc
     assert _rendered(objects(proc.out)) == _rendered(reference_build)

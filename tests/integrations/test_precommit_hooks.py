@@ -16,7 +16,17 @@ from gitops_helpers import FIXTURE, REPO, env_with_omerender, need, run
 
 pytest.importorskip("pre_commit", reason="pre-commit is not installed (pip install pre-commit)")
 
-SKIPPED = {".venv", ".git", "__pycache__", ".mypy_cache", ".pytest_cache", ".hypothesis", ".ruff_cache", "build", "dist"}
+SKIPPED = {
+    ".venv",
+    ".git",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    ".ruff_cache",
+    "build",
+    "dist",
+}
 
 
 def _ignore(_: str, names: list[str]) -> set[str]:
@@ -24,7 +34,19 @@ def _ignore(_: str, names: list[str]) -> set[str]:
 
 
 def _git(cwd: Path, *args: str) -> None:
-    proc = run(["git", "-c", "user.name=omerender tests", "-c", "user.email=tests@example.invalid", "-c", "commit.gpgsign=false", *args], cwd=cwd)
+    proc = run(
+        [
+            "git",
+            "-c",
+            "user.name=omerender tests",
+            "-c",
+            "user.email=tests@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=cwd,
+    )
     assert proc.code == 0, proc
 
 
@@ -53,7 +75,12 @@ def _project(tmp_path: Path) -> Path:
 
 def _try_repo(project: Path, hook_env: tuple[Path, dict[str, str]], hook: str) -> str:
     source, env = hook_env
-    proc = run([sys.executable, "-m", "pre_commit", "try-repo", str(source), hook, "--all-files", "--color", "never"], cwd=project, env=env, timeout=600)
+    proc = run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(source), hook, "--all-files", "--color", "never"],
+        cwd=project,
+        env=env,
+        timeout=600,
+    )
     return f"exit {proc.code}\n{proc.out}{proc.err}"
 
 
@@ -62,7 +89,10 @@ def test_check_hook_passes_then_fails_on_a_broken_chain(tmp_path: Path, hook_env
     good = _try_repo(project, hook_env, "omerender-check")
     assert good.startswith("exit 0\n") and "omerender check" in good and "Passed" in good, good
     runtime = project / "manifests" / "runtime.yaml"
-    runtime.write_text(runtime.read_text(encoding="utf-8").replace("inherit-from: sglang-profile", "inherit-from: sglang-base"), encoding="utf-8")
+    runtime.write_text(
+        runtime.read_text(encoding="utf-8").replace("inherit-from: sglang-profile", "inherit-from: sglang-base"),
+        encoding="utf-8",
+    )
     _git(project, "add", "-A")
     bad = _try_repo(project, hook_env, "omerender-check")
     assert bad.startswith("exit 1\n") and "Failed" in bad, bad
@@ -70,7 +100,9 @@ def test_check_hook_passes_then_fails_on_a_broken_chain(tmp_path: Path, hook_env
     assert "manifests/runtime.yaml:" in bad, bad
 
 
-def test_build_hook_regenerates_and_fails_when_the_folder_changed(tmp_path: Path, hook_env: tuple[Path, dict[str, str]]) -> None:
+def test_build_hook_regenerates_and_fails_when_the_folder_changed(
+    tmp_path: Path, hook_env: tuple[Path, dict[str, str]]
+) -> None:
     project = _project(tmp_path)
     first = _try_repo(project, hook_env, "omerender-build")
     assert first.startswith("exit 1\n") and "rendered was regenerated" in first, first
@@ -80,7 +112,9 @@ def test_build_hook_regenerates_and_fails_when_the_folder_changed(tmp_path: Path
     settled = _try_repo(project, hook_env, "omerender-build")
     assert settled.startswith("exit 0\n"), settled
     runtime = project / "manifests" / "runtime.yaml"
-    runtime.write_text(runtime.read_text(encoding="utf-8").replace("--mem-frac=0.9", "--mem-frac=0.8"), encoding="utf-8")
+    runtime.write_text(
+        runtime.read_text(encoding="utf-8").replace("--mem-frac=0.9", "--mem-frac=0.8"), encoding="utf-8"
+    )
     _git(project, "add", "-A")
     changed = _try_repo(project, hook_env, "omerender-build")
     assert changed.startswith("exit 1\n") and "deployment-llama-3-2-3b-instruct-engine.yaml" in changed, changed

@@ -7,7 +7,16 @@ import sys
 
 from gitops_helpers import run
 
-HEAVY = ("yaml", "ruamel", "jsonschema", "deepdiff", "omerender.pipeline", "omerender.load.reader", "omerender.verify.kube_schema", "omerender.output.emit")
+HEAVY = (
+    "yaml",
+    "ruamel",
+    "jsonschema",
+    "deepdiff",
+    "omerender.pipeline",
+    "omerender.load.reader",
+    "omerender.verify.kube_schema",
+    "omerender.output.emit",
+)
 
 
 def test_the_cli_module_imports_nothing_heavy() -> None:
@@ -15,7 +24,9 @@ def test_the_cli_module_imports_nothing_heavy() -> None:
     proc = run([sys.executable, "-c", probe])
     assert proc.code == 0, proc
     loaded = set(json.loads(proc.out))
-    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY}, sorted(m for m in loaded if m.startswith(("omerender", "yaml", "ruamel")))
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY}, sorted(
+        m for m in loaded if m.startswith(("omerender", "yaml", "ruamel"))
+    )
 
 
 def test_version_answers_without_importing_the_core() -> None:

@@ -3,4 +3,3 @@
 from __future__ import annotations
 
 from lifecycle_helpers import demo, fleet  # noqa: F401 - pytest fixtures
-

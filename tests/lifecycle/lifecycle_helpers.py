@@ -67,11 +67,20 @@ def _child(i: int, image_override: bool) -> dict:
     return {
         "apiVersion": "ome.io/v1beta1",
         "kind": "ServingRuntime",
-        "metadata": {"name": f"child-{i}", "namespace": FLEET_NS, "annotations": {"ome.io/inherit-from": "fleet-profile"}},
+        "metadata": {
+            "name": f"child-{i}",
+            "namespace": FLEET_NS,
+            "annotations": {"ome.io/inherit-from": "fleet-profile"},
+        },
         "spec": {
             "disabled": False,
             "supportedModelFormats": [
-                {"modelFormat": {"name": "safetensors", "version": "1.0.0"}, "modelFramework": {"name": "transformers", "version": "4.45.0.dev0"}, "modelArchitecture": "LlamaForCausalLM", "autoSelect": False}
+                {
+                    "modelFormat": {"name": "safetensors", "version": "1.0.0"},
+                    "modelFramework": {"name": "transformers", "version": "4.45.0.dev0"},
+                    "modelArchitecture": "LlamaForCausalLM",
+                    "autoSelect": False,
+                }
             ],
             "modelSizeRange": {"min": "2B", "max": "4B"},
             "engineConfig": {"runner": runner},

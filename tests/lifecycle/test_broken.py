@@ -87,7 +87,10 @@ def test_status_shows_the_last_chain_that_resolved(run_cli, demo):
     assert "sglang-profile,sglang-llama-3-2-3b   False   ParentNotFound" in table
     status_file = demo.parent / "status.json"
     run_cli("build", str(demo), "--keep-last-good", "--status-file", str(status_file))
-    assert json.loads(status_file.read_text())["items"][0]["status"]["inheritanceChain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
+    assert json.loads(status_file.read_text())["items"][0]["status"]["inheritanceChain"] == [
+        "sglang-profile",
+        "sglang-llama-3-2-3b",
+    ]
 
 
 def test_status_without_lock_shows_no_chain(run_cli, demo):
@@ -104,7 +107,11 @@ def test_effective_on_a_broken_chain(run_cli, demo):
     assert data["chainResolved"] is False and data["chainError"]["reason"] == "ParentNotFound"
     assert data["revision"] is None and data["lockedRevision"]
     assert data["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]  # the last good one
-    kept = json.loads(run_cli("effective", ISVC, "-n", NS, str(demo), "-o", "json", "--lock-file", str(demo / "omerender.lock")).stdout)
+    kept = json.loads(
+        run_cli(
+            "effective", ISVC, "-n", NS, str(demo), "-o", "json", "--lock-file", str(demo / "omerender.lock")
+        ).stdout
+    )
     assert kept["lockedRevision"] == data["lockedRevision"]
 
 

@@ -39,11 +39,15 @@ def test_profile_change_lists_exactly_the_isvcs_that_roll_out(run_cli, locked_fl
     for rollout in report["rollouts"]:
         [obj] = rollout["objects"]
         assert obj["object"] == f"Deployment/{rollout['inferenceService'].split('/')[1]}-engine"
-        assert obj["changes"] == [{"path": IMAGE_PATH, "change": "changed", "old": OLD_IMAGE, "new": NEW_IMAGE, "origin": "fleet-profile"}]
+        assert obj["changes"] == [
+            {"path": IMAGE_PATH, "change": "changed", "old": OLD_IMAGE, "new": NEW_IMAGE, "origin": "fleet-profile"}
+        ]
         assert rollout["revision"]["old"] != rollout["revision"]["new"]
     assert [d["inferenceService"] for d in report["drifting"]] == [f"{FLEET_NS}/svc-7"]
     changed_runtimes = {r["runtime"] for r in report["runtimes"]}
-    assert changed_runtimes == {"ClusterServingRuntime/fleet-profile"} | {f"ServingRuntime/{FLEET_NS}/child-{i}" for i in range(CHILDREN) if i != 3}
+    assert changed_runtimes == {"ClusterServingRuntime/fleet-profile"} | {
+        f"ServingRuntime/{FLEET_NS}/child-{i}" for i in range(CHILDREN) if i != 3
+    }
     assert report["created"] == report["deleted"] == report["broken"] == []
 
 
@@ -61,12 +65,16 @@ def test_text_and_markdown(run_cli, locked_fleet, tmp_path):
     new = _changed_copy(locked_fleet, tmp_path, OLD_IMAGE, NEW_IMAGE)
     text = run_cli("diff", str(locked_fleet), str(new)).stdout
     assert "InferenceServices that roll out (8):" in text
-    assert f"~ {IMAGE_PATH}: \"{OLD_IMAGE}\" -> \"{NEW_IMAGE}\"  [from fleet-profile]" in text
-    assert "Pinned InferenceServices drifting (they keep their snapshot) (1):" in text and "fleet/svc-7: stays on" in text
+    assert f'~ {IMAGE_PATH}: "{OLD_IMAGE}" -> "{NEW_IMAGE}"  [from fleet-profile]' in text
+    assert (
+        "Pinned InferenceServices drifting (they keep their snapshot) (1):" in text and "fleet/svc-7: stays on" in text
+    )
     assert "svc-3 " not in text and "svc-other" not in text
     markdown = run_cli("diff", str(locked_fleet), str(new), "--format", "markdown").stdout
     assert markdown.startswith("### omerender diff\n")
-    assert f"| Deployment/svc-0-engine | `{IMAGE_PATH}` | `\"{OLD_IMAGE}\"` | `\"{NEW_IMAGE}\"` | fleet-profile |" in markdown
+    assert (
+        f'| Deployment/svc-0-engine | `{IMAGE_PATH}` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` | fleet-profile |' in markdown
+    )
     assert "#### Pinned InferenceServices drifting" in markdown
 
 
@@ -92,7 +100,11 @@ def test_usage_errors(run_cli, fleet):
 
 
 def _git(cwd, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@example.com", *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_against_git_ref(run_cli, fleet, tmp_path):
@@ -107,7 +119,9 @@ def test_against_git_ref(run_cli, fleet, tmp_path):
     done = run_cli("diff", "--against", "HEAD", str(repo / "manifests"), "--format", "json")
     assert done.exit_code == 1, done
     report = json.loads(done.stdout)
-    assert [r["inferenceService"] for r in report["rollouts"]] == [f"{FLEET_NS}/svc-{i}" for i in range(CHILDREN) if i not in (3, 7)] + [f"{FLEET_NS}/svc-other"]
+    assert [r["inferenceService"] for r in report["rollouts"]] == [
+        f"{FLEET_NS}/svc-{i}" for i in range(CHILDREN) if i not in (3, 7)
+    ] + [f"{FLEET_NS}/svc-other"]
     assert [d["inferenceService"] for d in report["drifting"]] == [f"{FLEET_NS}/svc-7"]
     _git(repo, "commit", "-q", "-am", "bump")
     assert run_cli("diff", "--against", "HEAD", str(repo / "manifests")).exit_code == 0
@@ -120,7 +134,11 @@ def test_against_git_ref(run_cli, fleet, tmp_path):
 def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     new = tmp_path / "new"
     shutil.copytree(demo, new)
-    edit(new / "isvc.yaml", "    maxReplicas: 1\n", "    maxReplicas: 3\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n")
+    edit(
+        new / "isvc.yaml",
+        "    maxReplicas: 1\n",
+        "    maxReplicas: 3\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n",
+    )
     done = run_cli("diff", str(demo), str(new), "--format", "json")
     assert done.exit_code == 1, done
     report = json.loads(done.stdout)
@@ -129,6 +147,8 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
     args = changes[("Deployment", "spec.template.spec.containers[name=ome-container].args")]
     assert (args["new"], args["origin"]) == (["--tp-size=2"], "InferenceService/llama-3-2-3b-instruct")
-    hpa = [c for (kind, _), c in changes.items() if kind == "HorizontalPodAutoscaler" and c["path"] == "spec.maxReplicas"]
+    hpa = [
+        c for (kind, _), c in changes.items() if kind == "HorizontalPodAutoscaler" and c["path"] == "spec.maxReplicas"
+    ]
     if hpa:  # rendered once the controller-fidelity work adds the HPA
         assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService/llama-3-2-3b-instruct")

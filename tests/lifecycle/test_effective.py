@@ -15,7 +15,12 @@ def test_json_lists_chain_root_first_and_merged_spec(run_cli, demo):
     assert done.exit_code == 0, done
     data = json.loads(done.stdout)
     assert data["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
-    assert data["runtime"] == {"kind": "ServingRuntime", "name": "sglang-llama-3-2-3b", "namespace": NS, "selection": "named"}
+    assert data["runtime"] == {
+        "kind": "ServingRuntime",
+        "name": "sglang-llama-3-2-3b",
+        "namespace": NS,
+        "selection": "named",
+    }
     assert re.fullmatch(r"[0-9a-f]{10}", data["revision"])
     assert data["revision"] == data["liveRevision"]
     assert (data["mode"], data["drifted"], data["source"]) == ("follows-live", False, "live")
@@ -42,7 +47,12 @@ def test_show_origin_attributes_image_to_profile_and_args_to_child(run_cli, demo
 
 def test_show_origin_text_and_isvc_override(run_cli, demo):
     (demo / "isvc.yaml").write_text(
-        (demo / "isvc.yaml").read_text().replace("    maxReplicas: 1\n", "    maxReplicas: 1\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n")
+        (demo / "isvc.yaml")
+        .read_text()
+        .replace(
+            "    maxReplicas: 1\n",
+            "    maxReplicas: 1\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n",
+        )
     )
     done = run_cli("effective", ISVC, "-n", NS, str(demo), "--show-origin")
     assert done.exit_code == 0, done

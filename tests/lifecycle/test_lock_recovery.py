@@ -56,7 +56,9 @@ def test_lock_recovers_a_live_isvc_whose_snapshot_is_missing(run_cli, demo):
     lock_path = demo / "omerender.lock"
     text = lock_path.read_text()
     lock_path.write_text(text[: text.index("revisions:")] + "revisions: {}\n")
-    where = _line_of(lock_path, next(line.strip() for line in text.splitlines() if line.strip().startswith("revision: ")))
+    where = _line_of(
+        lock_path, next(line.strip() for line in text.splitlines() if line.strip().startswith("revision: "))
+    )
     code, diagnostics = report(run_cli, "build", str(demo))
     [problem] = [d for d in diagnostics if d["code"] == "lock-invalid"]
     assert code == 1 and "has no snapshot" in problem["message"] and problem["line"] == where
@@ -95,7 +97,11 @@ def test_a_pinned_isvc_whose_tampered_snapshot_is_still_live_is_simply_recorded_
     revision = _lock(run_cli, demo)["inferenceServices"][KEY]["revision"]
     _tamper(demo)  # what it runs (the live merged spec is that revision) does not change
     data = _lock(run_cli, demo)
-    assert data["inferenceServices"][KEY] == {**data["inferenceServices"][KEY], "revision": revision, "sync": "snapshot"}
+    assert data["inferenceServices"][KEY] == {
+        **data["inferenceServices"][KEY],
+        "revision": revision,
+        "sync": "snapshot",
+    }
     assert run_cli("build", str(demo)).stderr == ""
 
 
@@ -111,7 +117,9 @@ def test_revision_pin_with_a_tampered_snapshot_is_located_at_the_revision(run_cl
     done = run_cli("lock", str(demo))
     assert done.exit_code == 1
     [error] = [line for line in done.stderr.splitlines() if ": error: " in line]
-    assert error.startswith(f"{lock_path.as_posix()}:{where}:3: error: InferenceService {KEY} is pinned (spec.runtime.revision)")
+    assert error.startswith(
+        f"{lock_path.as_posix()}:{where}:3: error: InferenceService {KEY} is pinned (spec.runtime.revision)"
+    )
     assert "spec.runtime.revision" in error
 
 

@@ -10,7 +10,9 @@ from omerender.resolve import origin
 from omerender.resolve.merge import merge_chain
 
 scalars = st.one_of(st.sampled_from(["", "a", "b", "yes", "10", "1.0"]), st.integers(0, 3), st.booleans(), st.none())
-keyed_item = st.fixed_dictionaries({"name": st.sampled_from(["x", "y", "z"])}, optional={"value": scalars, "mountPath": st.sampled_from(["/a", "/b"])})
+keyed_item = st.fixed_dictionaries(
+    {"name": st.sampled_from(["x", "y", "z"])}, optional={"value": scalars, "mountPath": st.sampled_from(["/a", "/b"])}
+)
 
 
 def specs(depth: int = 2):
@@ -37,7 +39,12 @@ def test_tagged_merge_is_the_merge(layers):
 
 
 def test_last_layer_to_set_a_field_wins():
-    tagged = origin.merge_layers([("root", {"a": {"b": 1, "c": [1, 2]}, "env": [{"name": "X", "value": "1"}]}), ("leaf", {"a": {"b": 2}, "env": [{"name": "X", "value": ""}, {"name": "Y", "value": "2"}]})])
+    tagged = origin.merge_layers(
+        [
+            ("root", {"a": {"b": 1, "c": [1, 2]}, "env": [{"name": "X", "value": "1"}]}),
+            ("leaf", {"a": {"b": 2}, "env": [{"name": "X", "value": ""}, {"name": "Y", "value": "2"}]}),
+        ]
+    )
     assert origin.origins(tagged) == {
         "a.b": "leaf",
         "a.c": "root",

@@ -105,7 +105,11 @@ def test_diff_reads_search_paths_on_both_sides(run_cli, split, tmp_path):
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@example.com", *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_paths(run_cli, split, tmp_path):

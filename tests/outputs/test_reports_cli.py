@@ -56,7 +56,9 @@ def test_text_is_the_default(run_cli, findings: Path) -> None:
         ("input/all.yaml", "48", "16", " error"),
         ("input/all.yaml", "49", "19", " error"),
     ]
-    assert lines[0].endswith('unknown field "spec.engineConfig.runer" (kubectl apply rejects it by default; the API server drops it when field validation is off)')
+    assert lines[0].endswith(
+        'unknown field "spec.engineConfig.runer" (kubectl apply rejects it by default; the API server drops it when field validation is off)'
+    )
 
 
 def test_json_report_validates_and_carries_the_findings(run_cli, findings: Path) -> None:
@@ -77,7 +79,11 @@ def test_sarif_report_is_valid_sarif_2_1_0(run_cli, findings: Path) -> None:
     assert sarif["version"] == "2.1.0"
     results = sarif["runs"][0]["results"]
     located = [(r["level"], r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results]
-    assert located == [("warning", "unknown-field", 43), ("error", "request-above-limit", 48), ("error", "request-above-limit", 49)]
+    assert located == [
+        ("warning", "unknown-field", 43),
+        ("error", "request-above-limit", 48),
+        ("error", "request-above-limit", 49),
+    ]
     assert all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "input/all.yaml" for r in results)
 
 
@@ -94,7 +100,9 @@ def test_github_annotations(run_cli, findings: Path) -> None:
 
 
 def test_report_file_and_max_errors(run_cli, findings: Path) -> None:
-    result = run_cli("build", "input", "--report-format", "json", "--report-file", "out/report.json", "--max-errors", "1")
+    result = run_cli(
+        "build", "input", "--report-format", "json", "--report-file", "out/report.json", "--max-errors", "1"
+    )
     assert result.exit_code == 1 and result.stdout == "" and result.stderr == ""
     report = json.loads((findings / "out" / "report.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(_report_schema()).validate(report)

@@ -22,11 +22,17 @@ def _inputs(tmp_path: Path) -> Path:
 
 
 def _tree(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): (f"-> {os.readlink(p)}" if p.is_symlink() else p.read_text(encoding="utf-8")) for p in sorted(folder.rglob("*")) if p.is_file() or p.is_symlink()}
+    return {
+        p.relative_to(folder).as_posix(): (f"-> {os.readlink(p)}" if p.is_symlink() else p.read_text(encoding="utf-8"))
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() or p.is_symlink()
+    }
 
 
 def _siblings(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.parent.iterdir() if p.name != folder.name and p.name.startswith(f".{folder.name}."))
+    return sorted(
+        p.name for p in folder.parent.iterdir() if p.name != folder.name and p.name.startswith(f".{folder.name}.")
+    )
 
 
 def test_output_dir_keeps_foreign_files_and_removes_stale_ones(run_cli, tmp_path: Path) -> None:
@@ -41,7 +47,12 @@ def test_output_dir_keeps_foreign_files_and_removes_stale_ones(run_cli, tmp_path
     os.symlink("README.md", out / "link.md")
     # rename the InferenceService: its old Deployment is stale
     isvc = inputs / "isvc.yaml"
-    isvc.write_text(isvc.read_text(encoding="utf-8").replace("name: llama-3-2-3b-instruct\n  namespace", "name: renamed\n  namespace"), encoding="utf-8")
+    isvc.write_text(
+        isvc.read_text(encoding="utf-8").replace(
+            "name: llama-3-2-3b-instruct\n  namespace", "name: renamed\n  namespace"
+        ),
+        encoding="utf-8",
+    )
     assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
     second = _tree(out)
     assert DEPLOYMENT not in second and "llama-demo/deployment-renamed-engine.yaml" in second
@@ -111,8 +122,16 @@ def test_status_file_is_written_whole(run_cli, tmp_path: Path) -> None:
         ("-o", "manifests/rendered", "--output-dir {p}/manifests/rendered is inside the input path {p}/manifests"),
         ("-o", "manifests", "--output-dir {p}/manifests is the input path {p}/manifests"),
         ("-o", ".", "--output-dir {p} holds the input path {p}/manifests; refusing to rewrite it"),
-        ("--status-file", "manifests/runtime.yaml", "--status-file {p}/manifests/runtime.yaml is inside the input path {p}/manifests"),
-        ("--status-file", "manifests/status.yaml", "--status-file {p}/manifests/status.yaml is inside the input path {p}/manifests"),
+        (
+            "--status-file",
+            "manifests/runtime.yaml",
+            "--status-file {p}/manifests/runtime.yaml is inside the input path {p}/manifests",
+        ),
+        (
+            "--status-file",
+            "manifests/status.yaml",
+            "--status-file {p}/manifests/status.yaml is inside the input path {p}/manifests",
+        ),
     ],
 )
 def test_refuses_to_write_into_the_inputs(run_cli, tmp_path: Path, option: str, where: str, message: str) -> None:

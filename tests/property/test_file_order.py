@@ -42,7 +42,9 @@ def test_output_is_independent_of_file_order_and_layout(docs: list[dict[str, Any
     with tempfile.TemporaryDirectory() as tmp:
         for layout in ("one-file", "scattered", "reversed-two-files"):
             order = data.draw(st.permutations(range(len(docs))), label=f"order for {layout}")
-            dirs = data.draw(st.lists(st.sampled_from(["x", "x/y", "z", "a/b/c", "."]), min_size=1, max_size=4), label="dirs")
+            dirs = data.draw(
+                st.lists(st.sampled_from(["x", "x/y", "z", "a/b/c", "."]), min_size=1, max_size=4), label="dirs"
+            )
             root = Path(tmp) / layout
             root.mkdir()
             _write_layout(root, docs, layout, list(order), dirs)

@@ -55,8 +55,11 @@ def test_parse(text: str, expected: Version) -> None:
         pytest.param("1.2.3\n", 'invalid character(s) in patch number "3\\n"', id="go-quoting"),
         pytest.param("1..3", 'strconv.ParseUint: parsing "": invalid syntax', id="empty-minor"),
         pytest.param("v", 'strconv.ParseUint: parsing "": invalid syntax', id="bare-v"),
-        pytest.param("18446744073709551616", 'strconv.ParseUint: parsing "18446744073709551616": value out of range',
-                     id="uint64-overflow"),
+        pytest.param(
+            "18446744073709551616",
+            'strconv.ParseUint: parsing "18446744073709551616": value out of range',
+            id="uint64-overflow",
+        ),
         pytest.param("1.2.3-", "prerelease meta data is empty", id="empty-pre"),
         pytest.param("1.0.0-rc..1", "prerelease meta data is empty", id="empty-pre-part"),
         pytest.param("1.2.3+", "build meta data is empty", id="empty-build"),
@@ -166,8 +169,32 @@ def test_go_parse_float_nan(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", " 7", "7 ", "7b", "1.5K", "+nan", "-nan", "infin", "1__0", "_1", "1_", "1_.5", "0x10", "0x", "1e",
-     "1e+", "1e_5", ".", "+", "1,5", "--1", "0b101", "\u0661", "1.2.3"],
+    [
+        "",
+        " 7",
+        "7 ",
+        "7b",
+        "1.5K",
+        "+nan",
+        "-nan",
+        "infin",
+        "1__0",
+        "_1",
+        "1_",
+        "1_.5",
+        "0x10",
+        "0x",
+        "1e",
+        "1e+",
+        "1e_5",
+        ".",
+        "+",
+        "1,5",
+        "--1",
+        "0b101",
+        "\u0661",
+        "1.2.3",
+    ],
 )
 def test_go_parse_float_syntax_errors(text: str) -> None:
     with pytest.raises(ValueError) as info:

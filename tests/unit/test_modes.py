@@ -6,7 +6,9 @@ from omerender.render.modes import component_modes, engine_mode, isvc_mode
 
 
 def test_engine_mode_order() -> None:
-    assert engine_mode({"annotations": {"ome.io/deploymentMode": "MultiNodeRayVLLM"}, "leader": {}}) == "MultiNodeRayVLLM"
+    assert (
+        engine_mode({"annotations": {"ome.io/deploymentMode": "MultiNodeRayVLLM"}, "leader": {}}) == "MultiNodeRayVLLM"
+    )
     assert engine_mode({"annotations": {"ome.io/deploymentMode": "PDDisaggregated"}, "minReplicas": 0}) == "Serverless"
     assert engine_mode({"worker": {"size": 1}}) == "MultiNode"
     assert engine_mode({"minReplicas": 0}) == "Serverless"
@@ -15,7 +17,9 @@ def test_engine_mode_order() -> None:
 
 
 def test_decoder_and_router_rules() -> None:
-    modes, error = component_modes({"engine": {"minReplicas": 0}, "decoder": {"leader": {}}, "router": {"minReplicas": 0}})
+    modes, error = component_modes(
+        {"engine": {"minReplicas": 0}, "decoder": {"leader": {}}, "router": {"minReplicas": 0}}
+    )
     assert error is None
     assert modes == {"engine": "RawDeployment", "decoder": "MultiNode", "router": "Serverless"}
     modes, error = component_modes({"engine": None, "decoder": {}, "router": None})

@@ -37,7 +37,11 @@ def _corpus(folder: str) -> list[tuple[str, dict[str, Any]]]:
     docs = []
     for path in sorted(root.rglob("*.yaml")):
         with path.open(encoding="utf-8") as fh:
-            docs += [(str(path.relative_to(root)), d) for d in yaml.load_all(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if isinstance(d, dict)]
+            docs += [
+                (str(path.relative_to(root)), d)
+                for d in yaml.load_all(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+                if isinstance(d, dict)
+            ]
     return docs
 
 
@@ -182,14 +186,21 @@ def test_dotted() -> None:
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(["spec", "name", "runner", "ports", "containerPort", "env", "1"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["spec", "name", "runner", "ports", "containerPort", "env", "1"]), inner, max_size=4
+        )
+    ),
     max_leaves=20,
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(kind=st.sampled_from(sorted(KINDS)), body=st.dictionaries(st.sampled_from(["spec", "metadata", "status", "x"]), _json))
+@given(
+    kind=st.sampled_from(sorted(KINDS)),
+    body=st.dictionaries(st.sampled_from(["spec", "metadata", "status", "x"]), _json),
+)
 def test_never_raises(kind: str, body: dict[str, Any]) -> None:
     obj = {"apiVersion": "ome.io/v1beta1", "kind": kind, **body}
     issues = check(obj)
@@ -199,9 +210,21 @@ def test_never_raises(kind: str, body: dict[str, Any]) -> None:
 
 def test_odd_inputs() -> None:
     assert check({"kind": ["x"]}) == []
-    assert check({"kind": "BaseModel", 1: 2, "apiVersion": "ome.io/v1beta1", "metadata": {"name": "m"}, "spec": {"storage": {"storageUri": "hf://x"}}}) == [
-        SchemaIssue(("1",), 'unknown field "[1]" (kubectl apply rejects it by default; '
-                    "the API server drops it when field validation is off)", True)
+    assert check(
+        {
+            "kind": "BaseModel",
+            1: 2,
+            "apiVersion": "ome.io/v1beta1",
+            "metadata": {"name": "m"},
+            "spec": {"storage": {"storageUri": "hf://x"}},
+        }
+    ) == [
+        SchemaIssue(
+            ("1",),
+            'unknown field "[1]" (kubectl apply rejects it by default; '
+            "the API server drops it when field validation is off)",
+            True,
+        )
     ]
     deep: dict[str, Any] = {}
     node = deep
@@ -226,7 +249,9 @@ def test_schemas_are_valid_2020_12(name: str) -> None:
 
 def test_generated_files_are_current(tmp_path: Path) -> None:
     crds = _ome("crds")
-    subprocess.run([sys.executable, str(SCRIPT), "--crds", str(crds), "--out", str(tmp_path)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(SCRIPT), "--crds", str(crds), "--out", str(tmp_path)], check=True, capture_output=True
+    )
     for name in SCHEMA_FILES:
         fresh = (tmp_path / name).read_bytes()
         assert (REPO / "omerender" / "schemas" / name).read_bytes() == fresh, f"omerender/schemas/{name} is stale"

@@ -43,8 +43,20 @@ def test_strict_makes_unknown_fields_errors(run_cli, tree: Path) -> None:
     result = run_cli("build", "in", "--strict", "--report-format", "json")
     assert result.exit_code == 1 and result.stdout == ""
     [finding] = json.loads(result.stderr)["diagnostics"]
-    assert (finding["path"], finding["line"], finding["column"], finding["severity"], finding["code"], finding["jsonPath"]) == (
-        "in/profile.yaml", 10, 3, "error", "unknown-field", "$.spec.engineConfg",
+    assert (
+        finding["path"],
+        finding["line"],
+        finding["column"],
+        finding["severity"],
+        finding["code"],
+        finding["jsonPath"],
+    ) == (
+        "in/profile.yaml",
+        10,
+        3,
+        "error",
+        "unknown-field",
+        "$.spec.engineConfg",
     )
     status = run_cli("status", "in", "--strict")
     assert status.exit_code == 1 and "error: ClusterServingRuntime sglang-profile: unknown field" in status.stderr
@@ -104,15 +116,21 @@ def test_ome_corpus_has_no_schema_findings(run_cli) -> None:
     import yaml
 
     def count(folder: str, kind: str) -> int:
-        docs = [d for p in sorted((OME / folder).rglob("*.yaml")) for d in yaml.safe_load_all(p.read_text(encoding="utf-8"))]
+        docs = [
+            d for p in sorted((OME / folder).rglob("*.yaml")) for d in yaml.safe_load_all(p.read_text(encoding="utf-8"))
+        ]
         return sum(1 for d in docs if isinstance(d, dict) and d.get("kind") == kind)
 
-    result = run_cli("status", str(OME / "runtimes"), str(OME / "models"), "--strict", "--report-format", "json", "-o", "json")
+    result = run_cli(
+        "status", str(OME / "runtimes"), str(OME / "models"), "--strict", "--report-format", "json", "-o", "json"
+    )
     diagnostics = json.loads(result.stderr)["diagnostics"]
     # four runtime names are defined twice, and status shares build's runtime lints (the Cohere
     # chat template's {{); no schema finding at all
     assert sorted(d["code"] for d in diagnostics) == ["duplicate-object"] * 4 + ["runtime-template"]
-    assert next(d["path"] for d in diagnostics if d["code"] == "runtime-template").endswith("c4ai-command-r-v01-rt.yaml")
+    assert next(d["path"] for d in diagnostics if d["code"] == "runtime-template").endswith(
+        "c4ai-command-r-v01-rt.yaml"
+    )
     runtimes, models = count("runtimes", "ClusterServingRuntime"), count("models", "ClusterBaseModel")
     assert runtimes >= 200 and models >= 200
     assert len(json.loads(result.stdout)["items"]) == runtimes - 4

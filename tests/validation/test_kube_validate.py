@@ -93,7 +93,9 @@ def test_fastjsonschema_agrees_with_jsonschema(data: st.DataObject) -> None:
             for key in path[:-1]:
                 target = target[key]
             if isinstance(target, dict):
-                target[data.draw(st.sampled_from(["bogus", "name", "image", "replicas"]))] = copy.deepcopy(data.draw(ODD_VALUES))
+                target[data.draw(st.sampled_from(["bogus", "name", "image", "replicas"]))] = copy.deepcopy(
+                    data.draw(ODD_VALUES)
+                )
     kind, api = obj.get("kind"), obj.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api, str):
         return
@@ -112,7 +114,11 @@ def test_fastjsonschema_agrees_with_jsonschema(data: st.DataObject) -> None:
         (("spec", "replicas"), 2.5, False),
         (("spec", "replicas"), True, False),  # a boolean is not
         (("spec", "replicas"), None, True),
-        (("spec", "strategy"), {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}}, True),
+        (
+            ("spec", "strategy"),
+            {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}},
+            True,
+        ),
         (("spec", "strategy"), {"rollingUpdate": {"maxSurge": 1.5}}, False),  # int-or-string
         (("spec", "strategy"), {"rollingUpdate": {"maxSurge": None}}, False),  # null matches both branches of the oneOf
         (("spec", "strategy"), {"type": 1}, False),
@@ -139,7 +145,10 @@ def test_messages_come_from_jsonschema() -> None:
     issues = kv.check(deployment, VERSION)
     assert issues == [
         kv.KubeIssue(("spec", "template", "spec", "containers", 0), "'name' is a required property"),
-        kv.KubeIssue(("spec", "template", "spec", "containers", 0, "ports", 0, "containerPort"), "'http' is not of type 'integer'"),
+        kv.KubeIssue(
+            ("spec", "template", "spec", "containers", 0, "ports", 0, "containerPort"),
+            "'http' is not of type 'integer'",
+        ),
     ]
 
 
