@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from omerender.admission import defaults as admission
-from omerender.render import components
-from omerender.verify import kube_schema as kube_validate
-from omerender.selection import matcher
-from omerender.render import modes
-from omerender.verify import quirks
-from omerender.verify import rejections
-from omerender.render import pod as render
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
-from omerender.resolve.inherit import INHERIT_FROM, Chain, resolve_all
 from omerender.load.reader import LoadOptions, Obj, load
+from omerender.render import components, modes
+from omerender.render import pod as render
 from omerender.resolve.index import SR, Universe, index
+from omerender.resolve.inherit import INHERIT_FROM, Chain, resolve_all
+from omerender.selection import matcher
+from omerender.verify import kube_schema as kube_validate
+from omerender.verify import quirks, rejections
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -273,8 +272,8 @@ def build_objects(
     """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
     result = resolve_inputs(objects, load_problems, options)
     universe = result.universe
-    from omerender.lifecycle.settle import Lifecycle
     from omerender.lifecycle.lock import default_path
+    from omerender.lifecycle.settle import Lifecycle
 
     result.lifecycle = Lifecycle.load(
         options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward

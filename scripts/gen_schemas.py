@@ -296,7 +296,7 @@ def _inline_single_use(root: Schema, defs: dict[str, Schema]) -> None:
 def _load_crd(path: Path) -> Schema:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with path.open(encoding="utf-8") as fh:
-        crd = yaml.load(fh, Loader=loader)  # noqa: S506 - a safe loader
+        crd = yaml.load(fh, Loader=loader)
     for version in crd["spec"]["versions"]:
         if version["name"] == API_VERSION.split("/")[1]:
             return version["schema"]["openAPIV3Schema"]  # type: ignore[no-any-return]

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import reprlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Any, Iterator
+from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import best_match

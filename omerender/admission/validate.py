@@ -20,10 +20,10 @@ from typing import Any
 
 import yaml
 
+from omerender.admission.schema import SchemaIssue, check
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.reader import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
-from omerender.admission.schema import SchemaIssue, check
 
 UNKNOWN_FIELD = "unknown-field"
 SCHEMA = "schema"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
@@ -17,8 +16,8 @@ from omerender.cli.common import (
     namespace_option,
     paths_argument,
     refuse_output_in_input,
-    resolve_kube_version,
     report,
+    resolve_kube_version,
     search_path_option,
     stdin,
     strict_option,
@@ -82,10 +81,11 @@ def build(
 ) -> None:
     """Render the objects the OME controller creates for every InferenceService in PATHS."""
     from omerender.cli.output import OutputOptions, emitted, finish
-    from omerender.pipeline import BuildOptions, build as run_build
-    from omerender.resolve.status import status_list
-    from omerender.output.writer import write_file
     from omerender.load.yamlio import dump_one
+    from omerender.output.writer import write_file
+    from omerender.pipeline import BuildOptions
+    from omerender.pipeline import build as run_build
+    from omerender.resolve.status import status_list
 
     out = OutputOptions(emit, search_path, check, fail_on_change, kustomization, flux_substitute_disabled, fail_empty)
     out.validate(output_dir)
@@ -155,9 +155,10 @@ def status(
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     """
-    from omerender.pipeline import BuildOptions, status as run_status
-    from omerender.resolve.status import table
     from omerender.load.yamlio import dump_one
+    from omerender.pipeline import BuildOptions
+    from omerender.pipeline import status as run_status
+    from omerender.resolve.status import table
 
     options = BuildOptions(
         namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, strict=strict, kube_version=None

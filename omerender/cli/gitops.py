@@ -7,25 +7,12 @@ from typing import Any
 
 import click
 
+from omerender.cli.build import build
 from omerender.cli.common import (
-    DEFAULT_KUBE_VERSION,
     EXIT_FINDINGS,
     guard,
-    kube_version_option,
-    lock_file_option,
-    model_metadata_option,
-    namespace_option,
-    paths_argument,
-    refuse_output_in_input,
-    report,
-    search_path_option,
     stdin,
-    strict_option,
-    with_gitops_options,
-    with_report_options,
 )
-
-from omerender.cli.build import build
 
 
 @click.command("argocd-generate")

@@ -89,8 +89,8 @@ def effective(
     """
     from omerender.lifecycle.effective import describe, origin_rows, text
     from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import BuildOptions, build
     from omerender.load.yamlio import dump_one
+    from omerender.pipeline import BuildOptions, build
 
     options = BuildOptions(
         namespace=namespace,
@@ -175,10 +175,10 @@ def lock_command(
     runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
     file is restored), so that what it runs never changes silently.
     """
-    from omerender.lifecycle.settle import relocked
     from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import BuildOptions, build
+    from omerender.lifecycle.settle import relocked
     from omerender.output.writer import write_file
+    from omerender.pipeline import BuildOptions, build
 
     keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
     options = BuildOptions(

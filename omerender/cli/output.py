@@ -79,8 +79,8 @@ def _fail_if_empty(selection: Selection, result: BuildResult, options: OutputOpt
 
 def finish(selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions) -> None:
     """Print or write the selection, or compare it with ``output_dir``; exits 1 on a difference."""
-    from omerender.output.emit import kustomization, output_path
     from omerender.load.yamlio import dump_one, dump_stream
+    from omerender.output.emit import kustomization, output_path
 
     _fail_if_empty(selection, result, options)
     if not output_dir:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic
-from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
-from omerender.load.reader import LoadOptions, Obj
 from omerender.load.memory import objects_from_documents
+from omerender.load.reader import LoadOptions, Obj
+from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
 from omerender.pipeline import BuildOptions, build_objects
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")

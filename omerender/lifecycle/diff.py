@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.resolve import origin
 from omerender.lifecycle.lock import isvc_key, revision_of, runtime_key
+from omerender.resolve import origin
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omerender.resolve import origin
 from omerender.lifecycle.diff import effective_tree
 from omerender.lifecycle.settle import Effective
+from omerender.resolve import origin
 
 API_VERSION = "omerender.io/v1alpha1"
 

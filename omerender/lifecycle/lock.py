@@ -24,9 +24,10 @@ import dataclasses
 import hashlib
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.reader import Obj

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
-from omerender.resolve.inherit import RESOLVED, Chain
 from omerender.lifecycle.lock import (
     LastGood,
     Lock,
@@ -34,6 +33,7 @@ from omerender.lifecycle.lock import (
     runtime_key,
     updated,
 )
+from omerender.resolve.inherit import RESOLVED, Chain
 
 PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = (
     "RuntimePinError",

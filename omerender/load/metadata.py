@@ -26,8 +26,8 @@ import yaml
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.reader import Obj
-from omerender.resolve.merge import copy
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.resolve.merge import copy
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
-from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
 from omerender.load.reader import Obj
-from omerender.resolve.index import BM, CBM, CSR, ISVC, SR
 from omerender.load.yamlio import find_scalar
+from omerender.resolve.index import BM, CBM, CSR, ISVC, SR
+from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
 
 if TYPE_CHECKING:
     from omerender.pipeline import BuildResult

@@ -42,7 +42,7 @@ def write_dir(directory: str, files: dict[str, str]) -> None:
     in its manifest) that are not in the new set are removed; files it did not write are kept.
     """
     target = Path(directory)
-    parent = target.parent if str(target.parent) else Path(".")
+    parent = target.parent if str(target.parent) else Path()
     parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
     stage.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; the folder gets the usual mode

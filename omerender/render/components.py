@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.render import companions
-from omerender.render import modelconfig
-from omerender.render import modes
-from omerender.verify import quirks
-from omerender.render import pod as render
 from omerender.diagnostics import ERROR, INFO, WARNING
+from omerender.render import companions, modelconfig, modes
+from omerender.render import pod as render
 from omerender.render.multinode import render_multinode
 from omerender.resolve.index import Universe
+from omerender.verify import quirks
 
 AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {

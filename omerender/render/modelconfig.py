@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omerender.render.companions import meta
 from omerender.names import model_config_map_name
+from omerender.render.companions import meta
 
 
 def go_json(value: Any) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender.diagnostics import ERROR
 from omerender.render import pod as render
 from omerender.render.companions import component_service, pod_labels_from_annotations
-from omerender.diagnostics import ERROR
 from omerender.resolve.merge import copy
 
 LWS_API = "leaderworkerset.x-k8s.io/v1"

@@ -7,12 +7,12 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.reader import Obj
-from omerender.resolve.merge import copy, merge
+from omerender.load.yamlio import find_scalar
 from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
 from omerender.resolve.index import BM
-from omerender.load.yamlio import find_scalar
+from omerender.resolve.merge import copy, merge
 
 CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 EXTENSION_FIELDS = frozenset(
@@ -192,7 +192,7 @@ def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner
             workers = int(((merged.get("worker") or {}).get("size")) or 0)
             _upsert_env(runner.setdefault("env", []), "PARALLELISM_SIZE", str(gpus * (1 + workers)), overwrite=True)
     if component == "router":
-        for key in sorted((merged.get("config") or {})):
+        for key in sorted(merged.get("config") or {}):
             runner.setdefault("env", []).append({"name": key, "value": str(merged["config"][key])})
 
 

@@ -25,7 +25,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["canonical", "parse", "canonical_resources"]
+__all__ = ["canonical", "canonical_resources", "parse"]
 
 ERR_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ERR_NUMERIC = "unable to parse numeric part of quantity"

@@ -8,8 +8,8 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.reader import Obj
-from omerender.resolve.merge import merge_chain
 from omerender.resolve.index import SR, Universe
+from omerender.resolve.merge import merge_chain
 
 INHERIT_FROM = "ome.io/inherit-from"
 RUNTIME_PROFILE = "ome.io/runtime-profile"

@@ -27,7 +27,7 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 class Tagged:
     """A scalar and the layer that set it; equal to and hashed as the scalar alone."""
 
-    __slots__ = ("value", "origin")
+    __slots__ = ("origin", "value")
 
     def __init__(self, value: Any, origin: str) -> None:
         self.value = value

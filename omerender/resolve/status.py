@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.resolve.inherit import RESOLVED, Chain, profile_problem
 from omerender.resolve.index import Universe
+from omerender.resolve.inherit import RESOLVED, Chain, profile_problem
 
 CONDITION = "InheritanceReady"
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.load.reader import Obj
-from omerender.render.pod import CONFIG_FIELD
 from omerender.load.yamlio import find_scalar
+from omerender.render.pod import CONFIG_FIELD
 
 POD_PARTS = ((), ("leader",), ("worker",))
 Keys = tuple[Any, ...]
@@ -69,13 +69,13 @@ class Blame:
         places: list[Place] = []
         for source in self.sources:
             for root in self._pod_roots(source):
-                runner = get(source.body, root + ("runner",))
+                runner = get(source.body, (*root, "runner"))
                 if isinstance(runner, dict) and (
                     runner.get("name") == name or (not runner.get("name") and name == self.main)
                 ):
-                    places.append(Place(source, root + ("runner",)))
+                    places.append(Place(source, (*root, "runner")))
                 for field in ("containers", "initContainers"):
-                    places += self._items(source, root + (field,), "name", name)
+                    places += self._items(source, (*root, field), "name", name)
             if source.kind != "InferenceService":
                 places += self._items(source, ("spec", "containers"), "name", name)
         return places
@@ -85,13 +85,13 @@ class Blame:
             p
             for s in self.sources
             for root in self._pod_roots(s)
-            for p in self._items(s, root + ("volumes",), "name", name)
+            for p in self._items(s, (*root, "volumes"), "name", name)
         ]
 
     def item_places(self, container: str, field: str, key: str, value: Any) -> list[Place]:
         """Where an item of a container's keyed list (``env`` by name, ``ports`` by containerPort) is set."""
         return [
-            q for p in self.container_places(container) for q in self._items(p.source, p.keys + (field,), key, value)
+            q for p in self.container_places(container) for q in self._items(p.source, (*p.keys, field), key, value)
         ]
 
     @staticmethod
@@ -100,7 +100,7 @@ class Blame:
         if not isinstance(items, list):
             return []
         return [
-            Place(source, keys + (i,))
+            Place(source, (*keys, i))
             for i, item in enumerate(items)
             if isinstance(item, dict) and item.get(key) == value
         ]

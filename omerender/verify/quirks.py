@@ -6,15 +6,16 @@ panics), §1.8-1.10 (ranking), §7 (templates), §2.5 of ome-rendering (Accelera
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from omerender.selection import matcher
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
-from omerender.resolve.inherit import Chain, parent_name
 from omerender.load.reader import Obj
 from omerender.render.placeholders import scan
 from omerender.render.pod import CONFIG_FIELD
 from omerender.resolve.index import Universe
+from omerender.resolve.inherit import Chain, parent_name
+from omerender.selection import matcher
 
 CONFIGS = tuple(CONFIG_FIELD.values())
 ACCELERATOR_ANNOTATION = "ome.io/accelerator-class"

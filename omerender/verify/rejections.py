@@ -15,12 +15,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from omerender.render import quantity
-from omerender.verify.provenance import CONFIG_FIELD, Blame, Place, get, sides
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.reader import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.render import quantity
 from omerender.render.pod import Context
+from omerender.verify.provenance import CONFIG_FIELD, Blame, Place, get, sides
 
 CONTAINER_LISTS = ("containers", "initContainers")
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
@@ -73,7 +73,7 @@ class PodCheck:
         for field in CONTAINER_LISTS:
             for i, c in enumerate(self.pod.get(field) or []):
                 if isinstance(c, dict):
-                    yield self.path + (field, i), c
+                    yield (*self.path, field, i), c
 
     def run(self) -> list[Diagnostic]:
         self.names()
@@ -111,7 +111,7 @@ class PodCheck:
         for i, volume in enumerate(self.pod.get("volumes") or []):
             if not isinstance(volume, dict):
                 continue
-            name, path = str(volume.get("name", "")), dotted(self.path + ("volumes", i))
+            name, path = str(volume.get("name", "")), dotted((*self.path, "volumes", i))
             kinds = [k for k in volume if k != "name" and volume[k] is not None]
             valid = bool(name) and is_dns_label(name)
             if name not in seen and valid and len(kinds) <= 1:
@@ -202,7 +202,7 @@ class PodCheck:
                         "change it in the parent, or give the child's env var a new name",
                     )
                 else:
-                    sub = [Place(p.source, p.keys + ("valueFrom",)) for p in places]
+                    sub = [Place(p.source, (*p.keys, "valueFrom")) for p in places]
                     self.two_kinds(
                         f"env var {var} of container {name}",
                         inner,

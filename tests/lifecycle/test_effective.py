@@ -6,7 +6,6 @@ import json
 import re
 
 import yaml
-
 from lifecycle_helpers import ISVC, NS, OLD_IMAGE, set_sync
 
 
