@@ -66,3 +66,10 @@ def is_dns_label(name: str) -> bool:
 
 def is_dns_subdomain(name: str) -> bool:
     return len(name) <= 253 and bool(DNS_1123_SUBDOMAIN.match(name))
+
+
+def clip(value: object, limit: int = 80) -> str:
+    """``value`` as text for a message, cut to ``limit`` characters and an ellipsis: hostile input can
+    be megabytes long, and a message echoes it once per finding."""
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"

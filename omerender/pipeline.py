@@ -29,7 +29,7 @@ class BuildOptions:
     keep_last_good: bool = False  # render InferenceServices whose runtime broke from their locked snapshot
     roll_forward: tuple[str, ...] = ()  # namespace/name of autoSync: false InferenceServices to take live
     model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
-    strict: bool = False  # unknown fields in OME objects are errors, not warnings
+    validate: str = "strict"  # unknown fields in OME objects: errors (strict), warnings (warn) or silent (ignore)
     kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
 
 
@@ -237,7 +237,7 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
         from omerender.load.metadata import apply_overlay
 
         load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects)]
-    checked = validate.check_inputs(objects, strict=options.strict)
+    checked = validate.check_inputs(objects, mode=options.validate)
     universe, duplicates = index(checked.kept)
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)

@@ -23,7 +23,7 @@ import yaml
 from omerender.admission.schema import SchemaIssue, check
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.reader import Obj
-from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.names import clip, is_dns_label, is_dns_subdomain
 
 UNKNOWN_FIELD = "unknown-field"
 SCHEMA = "schema"
@@ -80,6 +80,16 @@ def _prune(body: dict[str, Any], path: tuple[Any, ...]) -> None:
 def issue_diagnostic(obj: Obj, issue: SchemaIssue, strict: bool) -> Diagnostic:
     if issue.unknown_field:
         severity = ERROR if strict else WARNING
+        if strict:
+            found = obj.diag(
+                severity,
+                f"{obj.kind} {obj.name}: {issue.message} (strict field validation, as kubectl's default; "
+                "--validate=warn drops it with a warning)",
+                *issue.path,
+                code=UNKNOWN_FIELD,
+            )
+            at = key_position(obj.node, issue.path)
+            return dataclasses.replace(found, line=at[0], col=at[1]) if at else found
         found = obj.diag(severity, f"{obj.kind} {obj.name}: {issue.message}", *issue.path, code=UNKNOWN_FIELD)
         at = key_position(obj.node, issue.path)
         return dataclasses.replace(found, line=at[0], col=at[1]) if at else found
@@ -88,22 +98,27 @@ def issue_diagnostic(obj: Obj, issue: SchemaIssue, strict: bool) -> Diagnostic:
 
 def name_problems(obj: Obj) -> list[Diagnostic]:
     meta = obj.body.get("metadata")
-    if not isinstance(meta, dict) or obj.kind == ISVC:
+    if not isinstance(meta, dict):
         return []
     problems = []
     name = meta.get("name")
-    if isinstance(name, str) and name and not is_dns_subdomain(name):
-        message = f'{obj.kind} {name}: metadata.name: Invalid value: "{name}": {SUBDOMAIN_RULE}'
+    if obj.kind != ISVC and isinstance(name, str) and name and not is_dns_subdomain(name):
+        message = f'{obj.kind} {clip(name)}: metadata.name: Invalid value: "{clip(name)}": {SUBDOMAIN_RULE}'
         problems.append(obj.diag(ERROR, message, "metadata", "name", code=INVALID_NAME))
     namespace = meta.get("namespace")
     if isinstance(namespace, str) and namespace and not is_dns_label(namespace):
-        message = f'{obj.kind} {name}: metadata.namespace: Invalid value: "{namespace}": {LABEL_RULE}'
+        message = f'{obj.kind} {clip(name)}: metadata.namespace: Invalid value: "{clip(namespace)}": {LABEL_RULE}'
         problems.append(obj.diag(ERROR, message, "metadata", "namespace", code=INVALID_NAME))
     return problems
 
 
-def check_inputs(objects: Iterable[Obj], *, strict: bool = False) -> InputCheck:
-    """Validate every OME object; returns the objects the API server would store, and the findings."""
+def check_inputs(objects: Iterable[Obj], *, mode: str = "strict") -> InputCheck:
+    """Validate every OME object; returns the objects the API server would store, and the findings.
+
+    ``mode`` is kubectl's field validation: an unknown field is an error (``strict``), a warning
+    (``warn``) or dropped without a word (``ignore``).
+    """
+    strict = mode == "strict"
     kept: list[Obj] = []
     diagnostics: list[Diagnostic] = []
     for obj in objects:
@@ -111,7 +126,9 @@ def check_inputs(objects: Iterable[Obj], *, strict: bool = False) -> InputCheck:
             kept.append(obj)
             continue
         issues = check(obj.body)
-        found = [issue_diagnostic(obj, issue, strict) for issue in issues] + name_problems(obj)
+        found = [
+            issue_diagnostic(obj, issue, strict) for issue in issues if mode != "ignore" or not issue.unknown_field
+        ] + name_problems(obj)
         diagnostics.extend(found)
         if any(d.severity == ERROR and d.code != UNKNOWN_FIELD for d in found):
             continue

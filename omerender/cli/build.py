@@ -21,6 +21,7 @@ from omerender.cli.common import (
     search_path_option,
     stdin,
     strict_option,
+    validation,
     with_gitops_options,
     with_report_options,
 )
@@ -76,6 +77,7 @@ def build(
     lock_file: str | None = None,
     model_metadata: str | None = None,
     strict: bool = False,
+    validate: str = "strict",
     kube_version: str | None = DEFAULT_KUBE_VERSION,
     allow_output_in_input: bool = False,
 ) -> None:
@@ -107,12 +109,12 @@ def build(
             keep_last_good=keep_last_good,
             lock_file=lock_file,
             model_metadata=model_metadata,
-            strict=strict,
+            validate=validation(validate, strict),
             kube_version=kube,
         ),
         stdin,
     )
-    selection = emitted(result, out)
+    selection = emitted(result, out, output_dir)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)
     if result.failed:
         sys.exit(EXIT_FINDINGS)
@@ -150,6 +152,7 @@ def status(
     verbose: int,
     max_file_size: int,
     strict: bool = False,
+    validate: str = "strict",
 ) -> None:
     """Show every runtime's inheritance chain and its InheritanceReady condition.
 
@@ -161,7 +164,9 @@ def status(
     from omerender.resolve.status import table
 
     options = BuildOptions(
-        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, strict=strict, kube_version=None
+        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file,
+        validate=validation(validate, strict),
+        kube_version=None,
     )
     listing, diagnostics, failed = run_status(list(paths), options, stdin)
     report(diagnostics, report_format, report_file, max_errors, verbose)

@@ -19,18 +19,66 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a CI job cancelled, a pod stopped) is handled like Ctrl-C: clean up, exit 130."""
+    import signal
+    import threading
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, so a full or closed stdout is an error of this run, not a message at exit."""
+    import os
+
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        with open(os.devnull, "w", encoding="utf-8") as devnull:  # nothing more to write there
+            try:
+                os.dup2(devnull.fileno(), sys.stdout.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+        click.echo(f"omerender: error: cannot write to standard output: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_FINDINGS)
+
+
 def guard(fn: F) -> F:
-    """Turn anything unexpected into one line on stderr and exit 3, never a traceback."""
+    """Turn anything unexpected into one line on stderr and exit 3, never a traceback.
+
+    A failed write (``WriteError``, or any ``OSError``: a full disk, a read-only folder, a full
+    stdout) is the environment, not a bug: one line naming the user's path, exit 1.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from omerender.output.writer import WriteError
+
+        _terminate_as_interrupt()
         try:
-            return fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except SystemExit:
+                _flush_stdout()
+                raise
+            _flush_stdout()
+            return result
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
         except KeyboardInterrupt:
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)
+        except WriteError as exc:
+            click.echo(f"omerender: error: {exc}", err=True)
+            sys.exit(EXIT_FINDINGS)
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"omerender: error: {where}{exc.strerror or exc}", err=True)
+            sys.exit(EXIT_FINDINGS)
         except Exception as exc:  # noqa: BLE001 - the one place internal errors become exit 3
             click.echo(f"omerender: internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_INTERNAL)
@@ -83,12 +131,25 @@ def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | Non
         raise click.UsageError("; ".join(problems))
 
 
+def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from omerender.names import is_dns_label
+
+    if not is_dns_label(value):
+        shown = value if len(value) <= 80 else value[:80] + "…"
+        raise click.BadParameter(
+            f"{shown!r} is not a valid namespace: a DNS-1123 label (lower case letters, digits and '-', "
+            "starting and ending with a letter or digit, at most 63 characters)"
+        )
+    return value
+
+
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 namespace_option = click.option(
     "-n",
     "--namespace",
     default="default",
     show_default=True,
+    callback=_namespace,
     help="Namespace for namespaced objects that do not set one.",
 )
 report_options = [
@@ -190,11 +251,30 @@ search_path_option = click.option(
     type=click.Path(),
     help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, locked or compared (repeatable).",
 )
-strict_option = click.option(
-    "--strict",
-    is_flag=True,
-    help="Unknown fields in OME objects are errors (as kubectl's default field validation makes them), not warnings.",
-)
+VALIDATE_MODES = ("strict", "warn", "ignore")
+
+
+def validate_options(fn: F) -> F:
+    """``--validate=strict|warn|ignore`` as kubectl's field validation (strict by default); ``--strict`` is
+    kept, hidden, as a spelling of ``--validate=strict``. The command receives ``validate`` and ``strict``
+    and passes ``validation(validate, strict)`` on."""
+    fn = click.option("--strict", is_flag=True, hidden=True, help="Same as --validate=strict.")(fn)
+    return click.option(
+        "--validate",
+        "validate",
+        type=click.Choice(VALIDATE_MODES),
+        default="strict",
+        show_default=True,
+        help="Field validation of OME inputs, as kubectl's: unknown fields are errors (strict), warnings (warn) "
+        "or dropped silently (ignore).",
+    )(fn)
+
+
+def validation(validate: str, strict: bool) -> str:
+    return "strict" if strict else validate
+
+
+strict_option = validate_options
 kube_version_option = click.option(
     "--kube-version",
     default=DEFAULT_KUBE_VERSION,

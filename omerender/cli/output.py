@@ -44,10 +44,10 @@ class OutputOptions:
             raise click.UsageError("--check never writes; --fail-on-change writes: choose one")
 
 
-def emitted(result: BuildResult, options: OutputOptions) -> Selection:
-    """The objects to print; their diagnostics (Flux substitution) join ``result.diagnostics``."""
+def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None = None) -> Selection:
+    """The objects to print; their diagnostics (Flux substitution, output paths) join ``result.diagnostics``."""
     from omerender.diagnostics import INFO, WARNING, sorted_unique
-    from omerender.output.emit import EmitOptions, select, under
+    from omerender.output.emit import EmitOptions, files_for, select, under
 
     in_search_path = under(list(options.search_paths))
     selection = select(
@@ -60,6 +60,9 @@ def emitted(result: BuildResult, options: OutputOptions) -> Selection:
             substitution_severity=WARNING if options.kustomization else INFO,
         ),
     )
+    if output_dir:
+        selection.files, problems = files_for(result, selection)
+        selection.diagnostics.extend(problems)
     result.diagnostics = sorted_unique(result.diagnostics + selection.diagnostics)
     return selection
 
@@ -80,14 +83,14 @@ def _fail_if_empty(selection: Selection, result: BuildResult, options: OutputOpt
 def finish(selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions) -> None:
     """Print or write the selection, or compare it with ``output_dir``; exits 1 on a difference."""
     from omerender.load.yamlio import dump_one, dump_stream
-    from omerender.output.emit import kustomization, output_path
+    from omerender.output.emit import kustomization
 
     _fail_if_empty(selection, result, options)
     if not output_dir:
         if not options.check:
             click.echo(dump_stream(selection.objects), nl=False)
         return
-    files = {output_path(body, source.namespace if source else ""): dump_one(body) for source, body in selection.pairs}
+    files = {rel: dump_one(body) for rel, body in selection.files.items()}
     if options.kustomization:
         files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
     from omerender.output.outdir import changed_files

@@ -51,6 +51,7 @@ class EmitOptions:
 class Selection:
     pairs: list[Pair] = field(default_factory=list)  # (input object or None for rendered, object)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # --output-dir: relative path -> object
 
     @property
     def objects(self) -> list[dict[str, Any]]:
@@ -122,7 +123,7 @@ def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
     return list(reversed(chain.runtimes)) if chain is not None else [runtime]
 
 
-def _rendered_sources(result: BuildResult, body: dict[str, Any]) -> list[Obj]:
+def rendered_sources(result: BuildResult, body: dict[str, Any]) -> list[Obj]:
     meta = body.get("metadata") or {}
     namespace = str(meta.get("namespace", ""))
     isvc = result.universe.isvcs.get((namespace, str((meta.get("labels") or {}).get("ome.io/inferenceservice", ""))))
@@ -224,11 +225,12 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
                 ome.append((obj, obj.body, [obj]))
     if RENDERED in kinds:
         for body in result.objects:
-            sources = _rendered_sources(result, body)
+            sources = rendered_sources(result, body)
             if sources and sources[0].kind == ISVC and not options.renders(sources[0]):
                 continue  # rendered for an InferenceService found only on a --search-path
             ome.append((None, body, sources))
     may_substitute = _substitution_sources(result)
+    origins: dict[int, list[Obj]] = {}
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
             body = _annotated(body)
@@ -237,7 +239,9 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if note is not None:
                 selection.diagnostics.append(note)
         selection.pairs.append((source, body))
-    _one_object_per_name(selection, options)
+        if source is None:
+            origins[id(body)] = sources
+    _one_object_per_name(selection, options, origins)
     return selection
 
 
@@ -248,29 +252,55 @@ def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
     return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
 
 
-def _one_object_per_name(selection: Selection, options: EmitOptions) -> None:
+def _naming_rule(body: dict[str, Any]) -> str:
+    name = str((body.get("metadata") or {}).get("name", ""))
+    if body.get("kind") == "ConfigMap" and name.startswith("modelconfig-"):
+        return "OME names the model ConfigMap modelconfig-<last 20 characters of the InferenceService name>"
+    return "OME derives this name from the InferenceService and component names, shortening long ones"
+
+
+def _rendered_clash(
+    key: tuple[str, str, str, str], body: dict[str, Any], first: list[Obj], second: list[Obj]
+) -> Diagnostic | None:
+    """Two InferenceServices that render one object: in a cluster they would overwrite each other forever."""
+    owners = [s[0] for s in (first, second) if s and s[0].kind == ISVC]
+    if not owners:
+        return None
+    names = " and ".join(dict.fromkeys(f"InferenceService {o.namespace}/{o.name}" for o in owners))
+    message = (
+        f"{key[1]} {'/'.join(filter(None, key[2:]))} is rendered for {names}; {_naming_rule(body)}, "
+        "so in a cluster they would overwrite each other: rename one of them"
+    )
+    return owners[-1].diag(ERROR, message, "metadata", "name", code="duplicate-rendered")
+
+
+def _one_object_per_name(
+    selection: Selection, options: EmitOptions, origins: dict[int, list[Obj]] | None = None
+) -> None:
     """Two emitted objects with one identity would overwrite each other when applied: an error, or
     under ``replace_rendered`` (a generator run again) the input copy of a rendered object is dropped."""
+    origins = origins or {}
     rendered = {identity(body) for source, body in selection.pairs if source is None}
-    seen: dict[tuple[str, str, str, str], Obj | None] = {}
+    seen: dict[tuple[str, str, str, str], tuple[Obj | None, dict[str, Any]]] = {}
     kept: list[Pair] = []
     for source, body in selection.pairs:
         key = identity(body)
         if source is not None and key in rendered and options.replace_rendered:
             continue
         if key in seen:
-            first, clash = seen[key], source or seen[key]
-            other = (
-                "an object omerender renders"
-                if source is None or first is None
-                else f"{first.path} (document {first.index + 1})"
-            )
-            if clash is not None:
-                where = clash if source is None else source
-                message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
-                selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
+            first, first_body = seen[key]
+            if source is None and first is None:
+                clash = _rendered_clash(key, body, origins.get(id(first_body), []), origins.get(id(body), []))
+                if clash is not None:
+                    selection.diagnostics.append(clash)
+                continue
+            other = "an object omerender renders" if source is None or first is None else f"{first.path} (document {first.index + 1})"
+            where = source if source is not None else first
+            assert where is not None
+            message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
+            selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
             continue
-        seen[key] = source
+        seen[key] = (source, body)
         kept.append((source, body))
     selection.pairs = kept
 
@@ -282,7 +312,25 @@ def output_path(body: dict[str, Any], namespace: str = "") -> str:
     """
     meta = body.get("metadata") or {}
     folder = meta.get("namespace") or namespace or "_cluster"
-    return f"{folder}/{str(body.get('kind', '')).lower()}-{meta.get('name', '')}.yaml"
+    return f"{folder}/{str(body.get('kind', '')).lower()}-{meta.get('name', '')}.yaml"  # the files: output.paths.plan
+
+
+def files_for(result: BuildResult, selection: Selection) -> tuple[dict[str, dict[str, Any]], list[Diagnostic]]:
+    """``--output-dir``'s files (relative path -> object) through the path guard, and its refusals located
+    at the object (or the InferenceService an object is rendered for)."""
+    from omerender.output.paths import plan
+
+    planned = plan([(body, source.namespace if source else "") for source, body in selection.pairs])
+    problems: list[Diagnostic] = []
+    for index, message, at in planned.problems:
+        source, body = selection.pairs[index]
+        where = source or next(iter(rendered_sources(result, body)), None)
+        keys = (at,) if at in ("kind", "apiVersion") else ("metadata", at)
+        if where is not None:
+            problems.append(where.diag(ERROR, message, *keys, code="output-path"))
+        else:
+            problems.append(Diagnostic("<output>", 1, 1, ERROR, message, "output-path"))
+    return planned.files, problems
 
 
 def kustomization(files: list[str]) -> dict[str, Any]:
