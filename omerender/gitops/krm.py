@@ -19,7 +19,8 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic
 from omerender.load.memory import objects_from_documents
-from omerender.load.reader import LoadOptions, Obj
+from omerender.load.obj import Obj
+from omerender.load.reader import LoadOptions
 from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
 from omerender.pipeline import BuildOptions, build_objects
 

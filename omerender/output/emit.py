@@ -17,10 +17,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.resolve.index import BM, CBM, CSR, ISVC, SR
-from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CLUSTER_BASE_MODEL as CBM
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import INFERENCE_SERVICE as ISVC
+from omerender.ome import INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
     from omerender.pipeline import BuildResult
@@ -231,7 +236,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
     may_substitute = _substitution_sources(result)
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
-            body = _annotated(body)
+            body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
         elif may_substitute(source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
             if note is not None:

@@ -19,7 +19,7 @@ from importlib.resources import files
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 
 DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
@@ -175,7 +175,7 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     issues: set[KubeIssue] = set()
     for error in full_validator(version, kind, api_version).iter_errors(obj):
         if error.validator == "oneOf" and error.context:
-            error = best_match([error]) or error
+            error = best_match([error]) or error  # noqa: PLW2901 - the most relevant sub-error stands for it
         issues.add(KubeIssue(tuple(error.absolute_path), error.message))
     if not issues:  # fastjsonschema is stricter than jsonschema somewhere: trust jsonschema
         return []
