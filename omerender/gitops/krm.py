@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic
+from omerender.errors import UsageError
 from omerender.load.memory import objects_from_documents
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions
@@ -36,7 +37,7 @@ _TOOL_ANNOTATIONS = (
 )
 
 
-class KrmError(ValueError):
+class KrmError(UsageError):
     """The ResourceList or functionConfig cannot be used."""
 
 

@@ -7,11 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from omerender.errors import WriteError
+
 MANIFEST = ".omerender-manifest"
-
-
-class WriteError(Exception):
-    pass
 
 
 def _umask() -> int:
@@ -23,13 +21,20 @@ def _umask() -> int:
 def write_file(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary sibling and a rename."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if not target.parent.is_dir():
+        raise WriteError(f"{path}: cannot write: folder {str(target.parent)!r} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

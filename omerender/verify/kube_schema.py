@@ -19,6 +19,7 @@ from importlib.resources import files
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
+from omerender.errors import UsageError
 from omerender.load.obj import Obj
 
 DEFAULT_KUBE_VERSION = "1.37"
@@ -32,8 +33,8 @@ _seen: dict[tuple[str, str, str], int] = {}
 Check = Callable[[Any], bool]
 
 
-class KubeVersionError(ValueError):
-    pass
+class KubeVersionError(UsageError):
+    """A --kube-version (or KUBE_VERSION) that names no Kubernetes release with schemas here."""
 
 
 @dataclass(frozen=True)
