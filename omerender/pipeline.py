@@ -9,14 +9,18 @@ from typing import Any
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
-from omerender.load.reader import LoadOptions, Obj, load
+from omerender.load.obj import Obj
+from omerender.load.reader import LoadOptions, load
+from omerender.ome import INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
 from omerender.render import components, modes
 from omerender.render import pod as render
-from omerender.resolve.index import SR, Universe, index
-from omerender.resolve.inherit import INHERIT_FROM, Chain, resolve_all
-from omerender.selection import matcher
+from omerender.resolve.index import Universe, index
+from omerender.resolve.inherit import Chain, resolve_all
+from omerender.selection import matching, scoring
+from omerender.selection.notes import selection_notes
 from omerender.verify import kube_schema as kube_validate
-from omerender.verify import quirks, rejections
+from omerender.verify import lints, rejections
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -87,7 +91,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
         return None
     assert chain.spec is not None
-    spec = matcher.apply_format_defaults(chain.spec)
+    spec = matching.apply_format_defaults(chain.spec)
     fmt = model.spec.get("modelFormat")
     if not isinstance(fmt, dict) or not fmt.get("name"):
         result.diagnostics.append(
@@ -101,8 +105,8 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
             )
         )
     else:
-        reason = matcher.validate_named_runtime(
-            name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec)
+        reason = matching.validate_named_runtime(
+            name, spec, runtime.kind == SR, matching.apply_format_defaults(model.spec)
         )
         if reason is not None:
             message = f"Runtime {name} does not support model {model_name}: {reason}"
@@ -113,16 +117,16 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
 
 def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, Chain] | None:
     universe = result.universe
-    candidates = [matcher.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
+    candidates = [scoring.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
     candidates += [
-        matcher.Candidate(o.name, False, o.spec)
+        scoring.Candidate(o.name, False, o.spec)
         for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)
     ]
-    selection = matcher.select_runtime(candidates, matcher.apply_format_defaults(model.spec), isvc.namespace)
+    selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"
         result.diagnostics.append(isvc.diag(ERROR, message, "spec", code="RuntimeSelectionError"))
-        result.diagnostics.extend(quirks.selection_notes(isvc, selection))
+        result.diagnostics.extend(selection_notes(isvc, selection))
         return None
     chosen = selection.chosen
     runtime = (
@@ -138,7 +142,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
             code="runtime-selected",
         )
     )
-    result.diagnostics.extend(quirks.selection_notes(isvc, selection))
+    result.diagnostics.extend(selection_notes(isvc, selection))
     if selection.tie:
         runner_up = selection.ranked[1]
         result.diagnostics.append(
@@ -195,7 +199,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             found = _named_runtime(result, isvc, model, str(ref["name"]))
         else:
             found = _selected_runtime(result, isvc, model)
-    except matcher.OMEPanic as exc:
+    except matching.OMEPanic as exc:
         result.diagnostics.append(
             isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic")
         )
@@ -242,7 +246,7 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
     result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)
-    result.diagnostics.extend(quirks.runtime_lints(universe, chains))
+    result.diagnostics.extend(lints.runtime_lints(universe, chains))
     return result
 
 

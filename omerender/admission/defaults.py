@@ -6,12 +6,11 @@ import re
 from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
+from omerender.ome import DEPLOYMENT_MODE, REPLICA_DEFAULTS
 from omerender.resolve.merge import copy
 
-DEPLOYMENT_MODE = "ome.io/deploymentMode"
 ISVC_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-REPLICA_DEFAULTS = {"engine": (1, 3), "decoder": (1, 3), "router": (1, 2)}
 _CONTAINER_LISTS = ("containers", "initContainers")
 
 

@@ -19,6 +19,8 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import best_match
 
+from omerender.data import copy, drop_nulls
+
 KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime", "BaseModel", "ClusterBaseModel"})
 
 PathKey = str | int
@@ -67,15 +69,6 @@ _Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": 
 def _validator(kind: str) -> Any:
     text = files("omerender.schemas").joinpath(f"{kind.lower()}.json").read_text(encoding="utf-8")
     return _Validator(json.loads(text), format_checker=None)
-
-
-def _drop_nulls(value: Any) -> Any:
-    """The API server prunes null fields of non-nullable schemas (no OME field is nullable)."""
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value
 
 
 def dotted(path: tuple[PathKey, ...]) -> str:
@@ -148,7 +141,8 @@ def check(obj: dict[str, Any]) -> list[SchemaIssue]:
         return []
     try:
         try:
-            instance = _drop_nulls(obj)
+            instance = copy(obj)
+            drop_nulls(instance)
         except RecursionError:  # absurdly deep input: validate it as it is
             instance = obj
         errors = _validator(kind).iter_errors(instance)

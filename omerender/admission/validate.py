@@ -22,7 +22,7 @@ import yaml
 
 from omerender.admission.schema import SchemaIssue, check
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.names import clip, is_dns_label, is_dns_subdomain
 
 UNKNOWN_FIELD = "unknown-field"

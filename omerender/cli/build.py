@@ -8,7 +8,6 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
-    EXIT_FINDINGS,
     guard,
     kube_version_option,
     lock_file_option,
@@ -25,6 +24,7 @@ from omerender.cli.common import (
     with_gitops_options,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS
 
 
 @click.command()
@@ -164,7 +164,9 @@ def status(
     from omerender.resolve.status import table
 
     options = BuildOptions(
-        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file,
+        namespace=namespace,
+        max_file_bytes=max_file_size,
+        lock_file=lock_file,
         validate=validation(validate, strict),
         kube_version=None,
     )

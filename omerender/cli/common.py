@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 from collections.abc import Callable
@@ -10,12 +11,14 @@ from typing import Any, TypeVar
 import click
 
 from omerender import __version__
+from omerender.diagnostics import one_line
+from omerender.errors import EXIT_FINDINGS, OmerenderError
 
 DEFAULT_KUBE_VERSION = (
     "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
 )
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_INTERNAL = 0, 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -38,11 +41,11 @@ def _flush_stdout() -> None:
     try:
         sys.stdout.flush()
     except OSError as exc:
-        with open(os.devnull, "w", encoding="utf-8") as devnull:  # nothing more to write there
-            try:
-                os.dup2(devnull.fileno(), sys.stdout.fileno())
-            except (OSError, ValueError, AttributeError):
-                pass
+        with (
+            open(os.devnull, "w", encoding="utf-8") as devnull,  # nothing more to write there
+            contextlib.suppress(OSError, ValueError, AttributeError),
+        ):
+            os.dup2(devnull.fileno(), sys.stdout.fileno())
         click.echo(f"omerender: error: cannot write to standard output: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_FINDINGS)
 
@@ -56,8 +59,6 @@ def guard(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from omerender.output.writer import WriteError
-
         _terminate_as_interrupt()
         try:
             try:
@@ -69,12 +70,12 @@ def guard(fn: F) -> F:
             return result
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
+        except OmerenderError as exc:
+            click.echo(f"omerender: error: {one_line(str(exc))}", err=True)
+            sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)
-        except WriteError as exc:
-            click.echo(f"omerender: error: {exc}", err=True)
-            sys.exit(EXIT_FINDINGS)
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"omerender: error: {where}{exc.strerror or exc}", err=True)

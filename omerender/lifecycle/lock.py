@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 
 FILENAME = "omerender.lock"
 API_VERSION = "omerender.io/v1alpha1"

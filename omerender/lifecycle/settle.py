@@ -278,7 +278,7 @@ def _runtime_ref_of(record: Effective) -> dict[str, Any]:
 
 def _stand_in(isvc: Any, snapshot: Revision) -> Any:
     """A runtime object rebuilt from the lock, for a runtime that no longer exists."""
-    from omerender.load.reader import Obj
+    from omerender.load.obj import Obj
 
     kind, *rest = snapshot.runtime.split("/")
     meta = {"name": rest[-1], **({"namespace": rest[0]} if len(rest) > 1 else {})}

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import LoadOptions, Obj, to_object
+from omerender.load.obj import Obj
+from omerender.load.reader import LoadOptions, to_object
 from omerender.load.yamlio import dump_one, parse_documents
 
 

@@ -25,13 +25,13 @@ from typing import Any
 import yaml
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.ome import MODEL_KINDS
 from omerender.resolve.merge import copy
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
-MODEL_KINDS = ("ClusterBaseModel", "BaseModel")
 MAX_BYTES = 10 * 1024 * 1024
 CODE = "model-metadata"
 

@@ -7,61 +7,20 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
+from omerender.data import drop_nulls
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.ome import API_VERSION as OME_API_VERSION
+from omerender.ome import KINDS as OME_KINDS
+from omerender.ome import NAMESPACED_KINDS
 
-OME_API_VERSION = "ome.io/v1beta1"
-OME_KINDS = ("ClusterServingRuntime", "ServingRuntime", "InferenceService", "BaseModel", "ClusterBaseModel")
-NAMESPACED_KINDS = frozenset({"ServingRuntime", "InferenceService", "BaseModel"})
 YAML_SUFFIXES = (".yaml", ".yml")
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 STDIN = "-"
-
-
-@dataclass
-class Obj:
-    """One YAML document from the input, with what is needed to point back into its file."""
-
-    path: str
-    index: int
-    body: dict[str, Any]
-    node: Any
-    namespace: str = ""
-
-    @property
-    def kind(self) -> str:
-        return str(self.body.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        return str((self.body.get("metadata") or {}).get("name", ""))
-
-    @property
-    def is_ome(self) -> bool:
-        return self.kind in OME_KINDS and self.body.get("apiVersion") == OME_API_VERSION
-
-    @property
-    def spec(self) -> dict[str, Any]:
-        spec = self.body.get("spec")
-        return spec if isinstance(spec, dict) else {}
-
-    @property
-    def annotations(self) -> dict[str, Any]:
-        ann = (self.body.get("metadata") or {}).get("annotations")
-        return ann if isinstance(ann, dict) else {}
-
-    def at(self, *keys: Any) -> tuple[int, int]:
-        return position(self.node, keys)
-
-    def diag(self, severity: str, message: str, *keys: Any, code: str = "") -> Diagnostic:
-        from omerender.diagnostics import json_path
-
-        line, col = self.at(*keys)
-        return Diagnostic(self.path, line, col, severity, message, code, json_path(keys))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -227,27 +186,6 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     if not isinstance(name, str) or not name:
         return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code="missing-name")
     return None
-
-
-def drop_nulls(value: Any) -> None:
-    """Remove, in place, every mapping entry whose value is null, as the API server does for a CRD.
-
-    OME's CRDs mark no field nullable, so the API server prunes ``key: null`` before it stores the
-    object (a null list item stays, and fails validation). Shared (aliased) containers are walked once.
-    """
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, dict):
-            for key in [k for k, v in current.items() if v is None]:
-                del current[key]
-            stack.extend(v for v in current.values() if isinstance(v, (dict, list)))
-        elif isinstance(current, list):
-            stack.extend(v for v in current if isinstance(v, (dict, list)))
 
 
 def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:

@@ -194,9 +194,8 @@ def position(node: yaml.Node | None, keys: tuple[Any, ...]) -> tuple[int, int]:
                 if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
                     found = value_node
                     break
-        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int):
-            if 0 <= key < len(current.value):
-                found = current.value[key]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(current.value):
+            found = current.value[key]
         if found is None:
             break
         current = found

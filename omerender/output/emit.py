@@ -17,10 +17,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.resolve.index import BM, CBM, CSR, ISVC, SR
-from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CLUSTER_BASE_MODEL as CBM
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import INFERENCE_SERVICE as ISVC
+from omerender.ome import INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
     from omerender.pipeline import BuildResult
@@ -233,7 +238,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
     origins: dict[int, list[Obj]] = {}
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
-            body = _annotated(body)
+            body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
         elif may_substitute(source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
             if note is not None:
@@ -247,7 +252,8 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
 
 def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
     """What the API server keys an object on: API group, kind, namespace and name."""
-    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    found = body.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     group = str(body.get("apiVersion", "")).rpartition("/")[0]
     return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
 
@@ -294,7 +300,11 @@ def _one_object_per_name(
                 if clash is not None:
                     selection.diagnostics.append(clash)
                 continue
-            other = "an object omerender renders" if source is None or first is None else f"{first.path} (document {first.index + 1})"
+            other = (
+                "an object omerender renders"
+                if source is None or first is None
+                else f"{first.path} (document {first.index + 1})"
+            )
             where = source if source is not None else first
             assert where is not None
             message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"

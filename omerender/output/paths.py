@@ -38,8 +38,8 @@ def _segment_ok(name: str) -> bool:
 
 
 def _identity(body: dict[str, Any], namespace: str) -> Identity:
-    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
+    found = body.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     group = str(body.get("apiVersion", "")).rpartition("/")[0]
     return (group, str(body.get("kind", "")), str(meta.get("namespace") or namespace or ""), str(meta.get("name", "")))
 
@@ -50,7 +50,10 @@ def identity_problem(ident: Identity) -> tuple[str, str] | None:
     if not _KIND.match(kind):
         return f"kind {clip(kind)!r} is not a valid kind (letters and digits), so it cannot name an output file", "kind"
     if group and not _GROUP.match(group):
-        return f"API group {clip(group)!r} of {kind} is not a DNS subdomain, so it cannot name an output file", "apiVersion"
+        return (
+            f"API group {clip(group)!r} of {kind} is not a DNS subdomain, so it cannot name an output file",
+            "apiVersion",
+        )
     if namespace and not is_dns_label(namespace):
         return (
             f"{kind} {clip(name)}: namespace {clip(namespace)!r} is not a DNS-1123 label; refusing to use it as a folder",
@@ -85,13 +88,14 @@ def plan(bodies: list[tuple[dict[str, Any], str]]) -> FilePlan:
         else:
             idents.append(ident)
     groups: dict[tuple[str, str, str], set[str]] = {}
-    for ident in idents:
-        if ident is not None:
-            groups.setdefault(ident[1:], set()).add(ident[0])
+    for known in idents:
+        if known is not None:
+            groups.setdefault(known[1:], set()).add(known[0])
     folded: dict[str, tuple[int, Identity]] = {}
-    for index, ident in enumerate(idents):
-        if ident is None:
+    for index, maybe in enumerate(idents):
+        if maybe is None:
             continue
+        ident = maybe
         rel = _file(ident, len(groups[ident[1:]]) > 1)
         key = rel.casefold()
         if key in folded and folded[key][1] != ident:

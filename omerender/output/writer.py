@@ -23,16 +23,13 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from omerender.errors import WriteError
 from omerender.output.paths import inside
 
 MANIFEST = ".omerender-manifest"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-class WriteError(Exception):
-    pass
 
 
 def _umask() -> int:
@@ -48,12 +45,14 @@ def _reason(exc: OSError) -> str:
 def write_file(path: str, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary sibling and a rename; its folder must exist."""
     target = Path(path)
+    if not target.parent.is_dir():
+        raise WriteError(f"{path}: cannot write: folder {str(target.parent)!r} does not exist")
     try:
         if target.is_dir():
             raise IsADirectoryError(21, "Is a directory")
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise WriteError(f"cannot write {path}: {_reason(exc)}") from None
+        raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -61,7 +60,7 @@ def write_file(path: str, text: str) -> None:
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise WriteError(f"cannot write {path}: {_reason(exc)}") from None
+        raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -193,4 +192,4 @@ def write_dir(directory: str, files: dict[str, str]) -> None:
                 _release_signals()
     except OSError as exc:
         shown = exc.filename if exc.filename and str(exc.filename).startswith(str(target)) else directory
-        raise WriteError(f"cannot write {shown}: {_reason(exc)}") from None
+        raise WriteError(f"{shown}: cannot write: {_reason(exc)}") from None

@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING
-from omerender.render import companions, modelconfig, modes
+from omerender.render import accelerators, companions, modelconfig, modes
 from omerender.render import pod as render
 from omerender.render.multinode import render_multinode
 from omerender.resolve.index import Universe
-from omerender.verify import quirks
 
 AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
@@ -110,7 +109,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
 
 def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
-    findings = quirks.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
+    findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
     if any(f.severity == ERROR for f in findings):
         return []

@@ -6,15 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CONFIG_FIELD
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
-from omerender.resolve.index import BM
 from omerender.resolve.merge import copy, merge
 
-CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 EXTENSION_FIELDS = frozenset(
     {
         "minReplicas",

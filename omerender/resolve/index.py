@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
-
-CSR = "ClusterServingRuntime"
-SR = "ServingRuntime"
-ISVC = "InferenceService"
-BM = "BaseModel"
-CBM = "ClusterBaseModel"
+from omerender.load.obj import Obj
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CLUSTER_BASE_MODEL as CBM
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import SERVING_RUNTIME as SR
 
 
 @dataclass

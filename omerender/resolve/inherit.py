@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
-from omerender.resolve.index import SR, Universe
+from omerender.load.obj import Obj
+from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
+from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import Universe
 from omerender.resolve.merge import merge_chain
-
-INHERIT_FROM = "ome.io/inherit-from"
-RUNTIME_PROFILE = "ome.io/runtime-profile"
-MAX_DEPTH = 5
 
 RESOLVED = "Resolved"
 PARENT_NOT_FOUND = "ParentNotFound"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender.ome import INHERITANCE_READY as CONDITION
 from omerender.resolve.index import Universe
 from omerender.resolve.inherit import RESOLVED, Chain, profile_problem
-
-CONDITION = "InheritanceReady"
 
 
 def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str, Any]:
@@ -59,4 +58,6 @@ def table(status: dict[str, Any]) -> str:
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n" for row in rows)
+    return "".join(
+        "   ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip() + "\n" for row in rows
+    )

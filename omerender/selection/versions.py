@@ -127,7 +127,7 @@ def _cmp(a: object, b: object) -> int:
 
 
 def _cmp_lists(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             return _cmp(x, y)  # code-point order == Go's byte-wise order on UTF-8
     return _cmp(len(a), len(b))

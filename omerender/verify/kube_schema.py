@@ -19,7 +19,8 @@ from importlib.resources import files
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
+from omerender.errors import UsageError
+from omerender.load.obj import Obj
 
 DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
@@ -32,8 +33,8 @@ _seen: dict[tuple[str, str, str], int] = {}
 Check = Callable[[Any], bool]
 
 
-class KubeVersionError(ValueError):
-    pass
+class KubeVersionError(UsageError):
+    """A --kube-version (or KUBE_VERSION) that names no Kubernetes release with schemas here."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     issues: set[KubeIssue] = set()
     for error in full_validator(version, kind, api_version).iter_errors(obj):
         if error.validator == "oneOf" and error.context:
-            error = best_match([error]) or error
+            error = best_match([error]) or error  # noqa: PLW2901 - the most relevant sub-error stands for it
         issues.add(KubeIssue(tuple(error.absolute_path), error.message))
     if not issues:  # fastjsonschema is stricter than jsonschema somewhere: trust jsonschema
         return []

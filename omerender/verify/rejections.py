@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.ome import CONFIG_FIELD
 from omerender.render import quantity
 from omerender.render.pod import Context
-from omerender.verify.provenance import CONFIG_FIELD, Blame, Place, get, sides
+from omerender.verify.provenance import Blame, Place, get, sides
 
 CONTAINER_LISTS = ("containers", "initContainers")
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
