@@ -34,3 +34,32 @@ def drop_nulls(value: Any) -> None:
             stack.extend(v for v in current.values() if isinstance(v, dict | list))
         elif isinstance(current, list):
             stack.extend(v for v in current if isinstance(v, dict | list))
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def string_keys(value: Any) -> None:
+    """Make, in place, every mapping key a string, as Kubernetes' YAML-to-JSON step does (``on: 5``,
+    which YAML 1.1 reads as ``true: 5``, becomes ``"true": 5``; ``1`` and ``~`` become ``"1"`` and
+    ``"null"``). Iterative, and shared (aliased) containers are walked once."""
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, dict):
+            if not all(isinstance(k, str) for k in current):
+                items = list(current.items())
+                current.clear()
+                current.update((_key_text(k), v) for k, v in items)
+            stack.extend(v for v in current.values() if isinstance(v, dict | list))
+        elif isinstance(current, list):
+            stack.extend(v for v in current if isinstance(v, dict | list))

@@ -9,6 +9,7 @@ from typing import Any
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
+from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions, load
 from omerender.ome import INHERIT_FROM
@@ -35,6 +36,12 @@ class BuildOptions:
     model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
     validate: str = "strict"  # unknown fields in OME objects: errors (strict), warnings (warn) or silent (ignore)
     kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
+    budget: Budget | None = None  # what the run may read in all (load.bounded); made on first use
+
+    def run_budget(self) -> Budget:
+        if self.budget is None:
+            self.budget = Budget(max_file_bytes=self.max_file_bytes)
+        return self.budget
 
 
 @dataclass
@@ -231,7 +238,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
 
 
 def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
-    loaded = load(paths, LoadOptions(namespace=options.namespace, max_file_bytes=options.max_file_bytes), stdin)
+    loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
     return build_objects(loaded.objects, loaded.diagnostics, options, paths)
 
 
@@ -240,7 +247,7 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     if options.model_metadata:
         from omerender.load.metadata import apply_overlay
 
-        load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects)]
+        load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects, options.run_budget())]
     checked = validate.check_inputs(objects, mode=options.validate)
     universe, duplicates = index(checked.kept)
     chains, chain_problems = resolve_all(universe)
@@ -260,9 +267,9 @@ def status(
     from omerender.lifecycle.lock import default_path, last_chains, read
     from omerender.resolve.status import status_failed, status_list
 
-    loaded = load(paths, LoadOptions(namespace=options.namespace, max_file_bytes=options.max_file_bytes), stdin)
+    loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
-    lock, _, lock_problems = read(options.lock_file or default_path(paths))
+    lock, _, lock_problems = read(options.lock_file or default_path(paths), options.run_budget())
     diagnostics = sorted_unique(result.diagnostics + lock_problems)
     universe = result.universe
     listing = status_list(universe, result.chains, last_chains(lock, universe.all_runtimes()))
@@ -280,7 +287,7 @@ def build_objects(
     from omerender.lifecycle.settle import Lifecycle
 
     result.lifecycle = Lifecycle.load(
-        options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward
+        options.lock_file or default_path(paths), options.keep_last_good, options.roll_forward, options.run_budget()
     )
     result.lifecycle.start(result)
     for key in sorted(universe.isvcs):

@@ -87,8 +87,12 @@ def guard(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def stdin() -> bytes:
-    return sys.stdin.buffer.read()
+def stdin(limit: int = -1) -> bytes:
+    """Standard input, at most ``limit`` bytes (the bounded reader asks for its cap plus one)."""
+    return sys.stdin.buffer.read(limit)
+
+
+stdin.bounded = True  # type: ignore[attr-defined]
 
 
 def report(diagnostics: list[Any], fmt: str, report_file: str | None, max_errors: int | None, verbose: int) -> None:

@@ -52,7 +52,7 @@ def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
 
 
 @click.command()
-@click.argument("config", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("config", required=False, type=click.Path(dir_okay=False))
 @guard
 def krm(config: str | None) -> None:
     """KRM function: a ResourceList on stdin, one on stdout (kpt fn eval --exec, kustomize --enable-exec).
@@ -60,30 +60,23 @@ def krm(config: str | None) -> None:
     With CONFIG, act as a kustomize exec generator plugin: read the functionConfig from CONFIG and
     print the emitted objects as a plain stream (docs/integrations.md).
     """
-    from pathlib import Path
-
-    import yaml
-
-    from omerender.gitops.krm import KrmError, parse_config, process
+    from omerender.gitops.krm import KrmError, parse_config, process, read_resource_list
+    from omerender.load.bounded import Budget
     from omerender.load.reader import LoadOptions, load
-    from omerender.load.yamlio import dump_one, dump_stream, parse_documents
+    from omerender.load.yamlio import dump_one, dump_stream
 
+    budget = Budget()
     try:
-        text = Path(config).read_text(encoding="utf-8") if config else stdin().decode("utf-8")
-        documents = [d.data for d in parse_documents(text)]
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise click.UsageError(
-            f"cannot read {'CONFIG' if config else 'the ResourceList on stdin'}: {' '.join(str(exc).split())}"
-        ) from None
-    first = documents[0] if documents else None
-    resource_list = (
-        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": first}
-        if config
-        else first
-    )
+        resource_list = read_resource_list(config, stdin, budget)
+    except KrmError as exc:
+        raise click.UsageError(str(exc)) from None
     try:
         settings = parse_config(resource_list.get("functionConfig") if isinstance(resource_list, dict) else None)
-        loaded = load(list(settings.paths), LoadOptions(namespace=settings.namespace)) if settings.paths else None
+        loaded = (
+            load(list(settings.paths), LoadOptions(namespace=settings.namespace, budget=budget))
+            if settings.paths
+            else None
+        )
         extra = (loaded.objects, loaded.diagnostics) if loaded else ([], [])
         output, failed = process(resource_list, settings, extra, place_rendered=not config)
     except KrmError as exc:

@@ -14,14 +14,19 @@ generator receives no items) and ``outputDir``.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from omerender.diagnostics import ERROR, INFO, Diagnostic
 from omerender.errors import UsageError
+from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions
+from omerender.names import clip
 from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
 from omerender.pipeline import BuildOptions, build_objects
 
@@ -65,6 +70,26 @@ def _listed(value: Any, name: str) -> tuple[str, ...]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise KrmError(f"functionConfig {name}: expected a list of strings or a comma-separated string")
+
+
+def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: Budget) -> Any:
+    """The ResourceList on stdin, or one made from the functionConfig in the file ``config``, read with
+    the bounded reader (a regular file, within the caps) and parsed with the manifests' limits."""
+    where = config or "-"
+    shown = config or "the ResourceList on stdin"
+    try:
+        text = read_text(where, budget, "functionConfig file" if config else "ResourceList", stdin)
+        documents = [d.data for d in parse_bounded(text, budget)]
+    except ReadProblem as exc:
+        raise KrmError(f"cannot read {shown}: {exc.message}") from None
+    except yaml.YAMLError as exc:
+        raise KrmError(f"cannot read {shown}: {clip(' '.join(str(exc).split()), 300)}") from None
+    except RecursionError:
+        raise KrmError(f"cannot read {shown}: it nests too deeply") from None
+    first = documents[0] if documents else None
+    if config:
+        return {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": first}
+    return first
 
 
 def parse_config(function_config: Any) -> KrmConfig:

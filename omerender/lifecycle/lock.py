@@ -24,13 +24,18 @@ import dataclasses
 import hashlib
 import io
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
+from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
+from omerender.load.yamlio import parse_documents
 
 FILENAME = "omerender.lock"
 API_VERSION = "omerender.io/v1alpha1"
@@ -105,17 +110,46 @@ def default_path(paths: list[str]) -> str:
     return FILENAME
 
 
-def read(path: str) -> tuple[Lock | None, str | None, list[Diagnostic]]:
-    """The lock at ``path`` (``None`` when there is none), its text, and problems with it."""
-    target = Path(path)
-    if not target.is_file():
+def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | None, list[Diagnostic]]:
+    """The lock at ``path`` (``None`` when there is none), its text, and problems with it.
+
+    It is read like every input (``load.bounded``: a regular file, within the caps and the run's
+    budget) and parsed once with the manifests' limits on aliases, depth and nodes before ruamel.yaml
+    sees it: a pull request can plant a lock. A symlink that leaves the lock's folder is refused.
+    """
+    if not os.path.lexists(path):
         return None, None, []
+    real, folder = os.path.realpath(path), os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    if os.path.islink(path) and not real.startswith(folder.rstrip(os.sep) + os.sep):
+        return (
+            None,
+            None,
+            [_unreadable(path, "the lock file is a symlink that points outside its folder; not followed")],
+        )
     try:
-        text = target.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, None, [Diagnostic(path, 1, 1, ERROR, f"cannot read lock file: {exc}", "lock-invalid")]
+        text = read_text(path, budget or Budget(), "lock file")
+    except ReadProblem as refused:
+        return None, None, [Diagnostic(path, refused.line, refused.col, ERROR, refused.message, "lock-invalid")]
+    try:
+        for _ in parse_documents(text):
+            pass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        return (
+            None,
+            None,
+            [Diagnostic(path, line, col, ERROR, f"lock file is not valid YAML: {problem}", "lock-invalid")],
+        )
+    except RecursionError:
+        return None, None, [_unreadable(path, "lock file nests too deeply to read")]
     lock, problems = parse(text, path)
     return lock, text, problems
+
+
+def _unreadable(path: str, message: str) -> Diagnostic:
+    return Diagnostic(path, 1, 1, ERROR, message, "lock-invalid")
 
 
 def _plain(value: Any) -> Any:

@@ -95,8 +95,10 @@ class Lifecycle:
     path: str = "omerender.lock"
 
     @classmethod
-    def load(cls, path: str, keep_last_good: bool = False, roll_forward: tuple[str, ...] = ()) -> Lifecycle:
-        lock, text, problems = read(path)
+    def load(
+        cls, path: str, keep_last_good: bool = False, roll_forward: tuple[str, ...] = (), budget: Any = None
+    ) -> Lifecycle:
+        lock, text, problems = read(path, budget)
         return cls(lock, keep_last_good, frozenset(roll_forward), problems, lock_text=text, path=path)
 
     def start(self, result: Any) -> None:

@@ -19,12 +19,12 @@ Each field is applied only to models that lack it; a model's own value wins.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import yaml
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
 from omerender.ome import MODEL_KINDS
@@ -97,16 +97,14 @@ class _Reader:
         return good
 
 
-def read_overlay(path: str) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, int]]], list[Diagnostic]]:
+def read_overlay(
+    path: str, budget: Budget | None = None
+) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, int]]], list[Diagnostic]]:
     """Entries by key (``name`` or ``namespace/name``) with their position, and the problems found."""
     try:
-        if os.path.getsize(path) > MAX_BYTES:
-            return {}, [Diagnostic(path, 1, 1, ERROR, f"model metadata file is over the {MAX_BYTES}-byte cap", CODE)]
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-        return {}, [Diagnostic(path, 1, 1, ERROR, f"cannot read model metadata file: {reason}", CODE)]
+        text = read_text(path, budget or Budget(max_file_bytes=MAX_BYTES), "model metadata file")
+    except ReadProblem as problem:
+        return {}, [Diagnostic(path, problem.line, problem.col, ERROR, problem.message, CODE)]
     try:
         docs = list(parse_documents(text))
     except yaml.YAMLError as exc:
@@ -133,9 +131,9 @@ def read_overlay(path: str) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, 
     return entries, reader.problems
 
 
-def apply_overlay(path: str, objects: list[Obj]) -> list[Diagnostic]:
+def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -> list[Diagnostic]:
     """Fill missing model fields in ``objects`` (in place) from the overlay at ``path``."""
-    entries, problems = read_overlay(path)
+    entries, problems = read_overlay(path, budget)
     used: set[str] = set()
     for obj in objects:
         if not obj.is_ome or obj.kind not in MODEL_KINDS:

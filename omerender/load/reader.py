@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from omerender.data import drop_nulls
+from omerender.data import drop_nulls, string_keys
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.obj import Obj
-from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.load.yamlio import ParsedDocument, position
 from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import KINDS as OME_KINDS
 from omerender.ome import NAMESPACED_KINDS
 
 YAML_SUFFIXES = (".yaml", ".yml")
-DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 STDIN = "-"
 
 
@@ -27,6 +27,12 @@ STDIN = "-"
 class LoadOptions:
     namespace: str = "default"
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    budget: Budget | None = None  # the run's; one is made from max_file_bytes when None
+
+    def run_budget(self) -> Budget:
+        if self.budget is None:
+            self.budget = Budget(max_file_bytes=self.max_file_bytes)
+        return self.budget
 
 
 @dataclass
@@ -89,8 +95,8 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 kept_dirs.append(d)
             dirnames[:] = kept_dirs
             for name in sorted(filenames):
-                if not name.endswith(YAML_SUFFIXES):
-                    continue
+                if not name.endswith(YAML_SUFFIXES) or name.startswith("."):
+                    continue  # hidden files are skipped like hidden folders (.pre-commit-config.yaml)
                 full = base / name
                 if full.is_symlink() and not _within(Path(os.path.realpath(full)), real_roots):
                     problems.append(
@@ -108,40 +114,13 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
     return found, problems
 
 
-def _read(path: str, options: LoadOptions, stdin: Callable[[], bytes]) -> tuple[str | None, Diagnostic | None]:
-    def fail(message: str, code: str, severity: str = ERROR) -> tuple[None, Diagnostic]:
-        return None, Diagnostic(path, 1, 1, severity, message, code)  # type: ignore[arg-type]
-
-    if path == STDIN:
-        raw = stdin()
-    else:
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            return fail(f"cannot read file: {exc.strerror}", "input-unreadable")
-        if not stat.S_ISREG(st.st_mode):
-            return fail("not a regular file (FIFO, socket or device); skipped", "special-file", WARNING)
-        if st.st_size > options.max_file_bytes:
-            return fail(
-                f"file is {st.st_size} bytes, over the {options.max_file_bytes}-byte cap (--max-file-size)",
-                "file-too-large",
-            )
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read(options.max_file_bytes + 1)
-        except OSError as exc:
-            return fail(f"cannot read file: {exc.strerror}", "input-unreadable")
-    if len(raw) > options.max_file_bytes:
-        return fail(f"input is over the {options.max_file_bytes}-byte cap (--max-file-size)", "file-too-large")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str | None, Diagnostic | None]:
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, Diagnostic(path, line, col, ERROR, "file is not valid UTF-8", "encoding")
-    return text.replace("\r\n", "\n"), None
+        return read_text(path, budget, "input" if path == STDIN else "file", stdin), None
+    except ReadProblem as problem:
+        severity = WARNING if problem.code == "special-file" else ERROR  # a FIFO found in a folder is skipped
+        message = problem.message + ("; skipped" if problem.code == "special-file" else "")
+        return None, Diagnostic(path, problem.line, problem.col, severity, message, problem.code)
 
 
 def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
@@ -188,6 +167,18 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     return None
 
 
+_LOCATED_KEYS = frozenset({"apiVersion", "kind", "metadata"})
+
+
+def _slim(node: yaml.Node) -> yaml.Node:
+    """The node tree of an object that is not OME's, cut to what its messages point at (kind and
+    metadata): the rest is large in a big ConfigMap, and kept for every object of the run."""
+    if not isinstance(node, yaml.MappingNode):
+        return node
+    kept = [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value in _LOCATED_KEYS]
+    return yaml.MappingNode(node.tag, kept, node.start_mark, node.end_mark)
+
+
 def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
@@ -198,35 +189,43 @@ def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj
     problem = _check_shape(obj)
     if problem is not None:
         return None, problem
+    if obj.is_ome:
+        string_keys(obj.body)
     if obj.is_ome and "spec" in obj.body:
         if obj.body["spec"] is None:
             del obj.body["spec"]
         else:
             drop_nulls(obj.body["spec"])
+    else:
+        obj.node = _slim(doc.node)
     if obj.kind in NAMESPACED_KINDS:
         given = (obj.body.get("metadata") or {}).get("namespace")
         obj.namespace = given if isinstance(given, str) and given else options.namespace
     return obj, None
 
 
-def load(paths: list[str], options: LoadOptions, stdin: Callable[[], bytes] = lambda: b"") -> LoadResult:
+def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"") -> LoadResult:
+    """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
     result = LoadResult()
     files, problems = discover(paths)
     result.diagnostics.extend(problems)
+    budget = options.run_budget()
+    texts: list[tuple[str, str]] = []
     for path in files:
-        text, problem = _read(path, options, stdin)
+        text, problem = _read(path, budget, stdin)
         shown = "<stdin>" if path == STDIN else path
         if problem is not None:
-            result.diagnostics.append(
-                problem
-                if path != STDIN
-                else Diagnostic(shown, problem.line, problem.col, problem.severity, problem.message, problem.code)
-            )
+            result.diagnostics.append(dataclasses.replace(problem, path=shown))
+            if problem.code == "run-too-large":
+                return result
             continue
         assert text is not None
+        texts.append((shown, text))
+    admit(budget, [text for _, text in texts])
+    for shown, text in texts:
         result.files.append(shown)
         try:
-            for doc in parse_documents(text):
+            for doc in parse_bounded(text, budget):
                 obj, problem = to_object(shown, doc, options)
                 if problem is not None:
                     result.diagnostics.append(problem)

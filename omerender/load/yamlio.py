@@ -127,17 +127,24 @@ def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
 _PREFIX = re.compile(r"^[ ?:-]*", re.MULTILINE)
 
 
-def _count_nodes(text: str) -> None:
-    """Raise if ``text`` holds more than ``MAX_FILE_NODES`` nodes; constant memory, stops at the limit."""
+def count_nodes(text: str, limit: int = MAX_FILE_NODES, problem: str = "") -> int:
+    """The nodes of ``text`` as written; raises at the first node past ``limit``. Constant memory."""
     count = 0
     for event in yaml.parse(text, Loader=yaml.CSafeLoader):
         if isinstance(event, _NODE_EVENTS):
             count += 1
-            if count > MAX_FILE_NODES:
+            if count > limit:
                 raise yaml.MarkedYAMLError(
-                    problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files",
+                    problem=problem or f"file holds more than {limit} YAML nodes; split it into smaller files",
                     problem_mark=event.start_mark,
                 )
+    return count
+
+
+def possible_nodes(text: str) -> int:
+    """An upper bound of the YAML nodes ``text`` holds as written (aliases are bounded by ``measure``):
+    every node but a document's root needs a line break, ``:``, ``,``, ``-``, ``?``, ``[`` or ``{``."""
+    return 2 * sum(text.count(ch) for ch in "\n:,-?[{") + 2
 
 
 _NODE_EVENTS = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)
@@ -160,8 +167,8 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
     A text over ``PRESCAN_BYTES`` is first streamed as events, without building nodes, and refused
     if it holds more than ``MAX_FILE_NODES`` nodes: composing nodes costs about 300 bytes each.
     """
-    if len(text) > PRESCAN_BYTES:
-        _count_nodes(text)
+    if len(text) > PRESCAN_BYTES and possible_nodes(text) > MAX_FILE_NODES:
+        count_nodes(text)
     loader = _Loader(text)
     check_shape = "&" in text or _may_nest_deeply(text)
     try:

@@ -1,0 +1,128 @@
+"""The one bounded reader: every byte omerender reads (manifests, stdin, the lock, the model metadata,
+the KRM config) comes through ``read_text``, and every YAML text through ``parse_bounded``.
+
+* Regular files only: a FIFO, socket or device is refused before it is read (opened non-blocking,
+  so a FIFO with no writer cannot hang the run), with a message naming the file.
+* At most the cap plus one byte is read, so a file growing under us or ``/dev/zero`` costs no more.
+* One ``Budget`` per run: the bytes read and the YAML nodes parsed, summed over every file. The
+  node count is exact when it matters and free when it does not: a text cannot hold more nodes than
+  twice its structural characters, so only a run whose texts could exceed the budget is counted.
+* The same alias, depth and node limits (``yamlio.parse_documents``) for every file, so a file that
+  ruamel.yaml reads afterwards (the lock) has passed them first.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from omerender.load.yamlio import ParsedDocument, count_nodes, parse_documents, possible_nodes
+
+MIB = 1024 * 1024
+DEFAULT_MAX_FILE_BYTES = 10 * MIB
+DEFAULT_MAX_TOTAL_BYTES = 32 * MIB
+DEFAULT_MAX_TOTAL_NODES = 2_000_000
+STDIN = "-"
+
+
+class ReadProblem(Exception):
+    """A file that cannot or must not be read; ``severity`` is 'error' or 'warning'."""
+
+    def __init__(self, message: str, code: str, severity: str = "error", line: int = 1, col: int = 1) -> None:
+        super().__init__(message)
+        self.message, self.code, self.severity, self.line, self.col = message, code, severity, line, col
+
+
+@dataclass
+class Budget:
+    """What one run may read in total; shared by every reader of the run."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES
+    max_total_nodes: int = DEFAULT_MAX_TOTAL_NODES
+    bytes_read: int = 0
+    nodes: int = 0
+    nodes_possible: int = 0  # upper bound of the nodes in every text admitted so far
+
+    def charge_bytes(self, size: int) -> None:
+        if self.bytes_read + size > self.max_total_bytes:
+            raise ReadProblem(
+                f"the inputs hold more than {self.max_total_bytes} bytes in all (this file would bring them to "
+                f"{self.bytes_read + size}); split the run",
+                "run-too-large",
+            )
+        self.bytes_read += size
+
+
+def _read_fd(fd: int, cap: int) -> bytes:
+    chunks: list[bytes] = []
+    left = cap + 1
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..., bytes] | None = None) -> bytes:
+    """At most ``budget.max_file_bytes`` bytes of ``path`` (``-``: ``stdin``); raises ``ReadProblem``."""
+    cap = budget.max_file_bytes
+    if path == STDIN:
+        raw = stdin(cap + 1) if stdin is not None and getattr(stdin, "bounded", False) else (stdin or bytes)()
+    else:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        except OSError as exc:
+            raise ReadProblem(f"cannot read {what}: {exc.strerror}", "input-unreadable") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise ReadProblem(f"{what} is not a regular file (a FIFO, socket or device); not read", "special-file")
+            if st.st_size > cap:
+                raise ReadProblem(
+                    f"{what} is {st.st_size} bytes, over the {cap}-byte cap (--max-file-size)", "file-too-large"
+                )
+            raw = _read_fd(fd, cap)
+        except OSError as exc:
+            raise ReadProblem(f"cannot read {what}: {exc.strerror}", "input-unreadable") from None
+        finally:
+            os.close(fd)
+    if len(raw) > cap:
+        raise ReadProblem(f"{what} is over the {cap}-byte cap (--max-file-size)", "file-too-large")
+    budget.charge_bytes(len(raw))
+    return raw
+
+
+def decode(raw: bytes, what: str = "file") -> str:
+    """UTF-8 text (a BOM dropped, CRLF line ends made LF); raises ``ReadProblem`` located at the bad byte."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ReadProblem(f"{what} is not valid UTF-8", "encoding", line=line, col=col) from None
+    return text.replace("\r\n", "\n")
+
+
+def read_text(path: str, budget: Budget, what: str = "file", stdin: Callable[..., bytes] | None = None) -> str:
+    return decode(read_bytes(path, budget, what, stdin), what)
+
+
+def admit(budget: Budget, texts: list[str]) -> None:
+    """Note the texts a run will parse, before any is parsed: decides whether nodes must be counted."""
+    budget.nodes_possible += sum(possible_nodes(t) for t in texts)
+
+
+def parse_bounded(text: str, budget: Budget) -> Iterator[ParsedDocument]:
+    """``parse_documents`` under the run's node budget; raises ``yaml.YAMLError`` with a mark when over it."""
+    if budget.nodes_possible > budget.max_total_nodes or possible_nodes(text) > budget.max_total_nodes:
+        left = budget.max_total_nodes - budget.nodes
+        problem = f"the inputs hold more than {budget.max_total_nodes} YAML nodes in all; split the run"
+        budget.nodes += count_nodes(text, left, problem)
+    yield from parse_documents(text)
