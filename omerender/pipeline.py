@@ -20,8 +20,8 @@ from omerender.resolve.index import Universe, index
 from omerender.resolve.inherit import Chain, resolve_all
 from omerender.selection import matching, scoring
 from omerender.selection.notes import selection_notes
+from omerender.verify import apiserver, lints, rejections
 from omerender.verify import kube_schema as kube_validate
-from omerender.verify import lints, rejections
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -233,6 +233,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     ctx = render.Context(isvc, body, model, runtime.name, spec, sources)
     objects = components.render_all(ctx, result.universe)
     result.diagnostics.extend(rejections.check(ctx, objects))
+    result.diagnostics.extend(apiserver.check(ctx, objects))
     result.diagnostics.extend(ctx.problems)
     return objects
 

@@ -80,16 +80,6 @@ def _prune(body: dict[str, Any], path: tuple[Any, ...]) -> None:
 def issue_diagnostic(obj: Obj, issue: SchemaIssue, strict: bool) -> Diagnostic:
     if issue.unknown_field:
         severity = ERROR if strict else WARNING
-        if strict:
-            found = obj.diag(
-                severity,
-                f"{obj.kind} {obj.name}: {issue.message} (strict field validation, as kubectl's default; "
-                "--validate=warn drops it with a warning)",
-                *issue.path,
-                code=UNKNOWN_FIELD,
-            )
-            at = key_position(obj.node, issue.path)
-            return dataclasses.replace(found, line=at[0], col=at[1]) if at else found
         found = obj.diag(severity, f"{obj.kind} {obj.name}: {issue.message}", *issue.path, code=UNKNOWN_FIELD)
         at = key_position(obj.node, issue.path)
         return dataclasses.replace(found, line=at[0], col=at[1]) if at else found

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_ACTION = re.compile(r"\{\{(.*?)\}\}", re.S)
+from omerender.names import clip
+
 _FIELD = re.compile(r"^\s*\.(Name|Namespace)\s*$")
 _DOTTED = re.compile(r"^\s*\.(Labels|Annotations)\.([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _INDEX = re.compile(r'^\s*index\s+\.(Labels|Annotations)\s+"((?:[^"\\]|\\.)*)"\s*$')
@@ -54,26 +55,30 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
     problems: list[PlaceholderProblem] = []
     out: list[str] = []
     pos = 0
-    for match in _ACTION.finditer(text):
-        out.append(text[pos : match.start()])
-        pos = match.end()
-        action = match.group(1)
-        value, note = _fill(action, meta)
+    while True:  # one pass with str.find: linear, where a lazy ``{{(.*?)}}`` rescans the rest per ``{{``
+        start = text.find("{{", pos)
+        end = text.find("}}", start + 2) if start >= 0 else -1
+        if end < 0:
+            break
+        out.append(text[pos:start])
+        pos = end + 2
+        whole = text[start:pos]
+        value, note = _fill(text[start + 2 : end], meta)
         if value is None:
             problems.append(
                 PlaceholderProblem(
                     text,
-                    match.group(0),
-                    f"unsupported template action {match.group(0)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
+                    whole,
+                    f"unsupported template action {clip(whole)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
                     '{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations "key"}}; '
                     "omerender never evaluates templates",
                     True,
                 )
             )
-            out.append(match.group(0))
+            out.append(whole)
             continue
         if note:
-            problems.append(PlaceholderProblem(text, match.group(0), note, False))
+            problems.append(PlaceholderProblem(text, whole, note, False))
         out.append(_escape(value))
     rest = text[pos:]
     if "{{" in rest:

@@ -83,13 +83,13 @@ def merge_keyed_lists(base: list[dict[str, Any]], patch: list[dict[str, Any]], m
     merged: dict[Any, dict[str, Any]] = {}
     for item in base:
         merged.setdefault(item[merge_key], copy(item))
-    patch_order: list[Any] = []
+    patch_keys: dict[Any, None] = {}  # insertion-ordered set: linear, whatever the list's length
     for item in patch:
         key = item[merge_key]
         merged[key] = _merge_maps(merged[key], item) if key in merged else copy(item)
-        if key not in patch_order:
-            patch_order.append(key)
-    patch_set = set(patch_order)
+        patch_keys.setdefault(key)
+    patch_order = list(patch_keys)
+    patch_set = patch_keys.keys()
     base_only = [k for k in dict.fromkeys(base_keys) if k not in patch_set]
     ordered: list[Any] = []
     i = j = 0

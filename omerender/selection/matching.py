@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from omerender.names import clip
 from omerender.selection.versions import parse_model_size, versions_match
 
 DEFAULT_PRIORITY = 1  # types.go NewConfig
@@ -207,7 +208,8 @@ def _size_reason(runtime_spec: dict, model_spec: dict) -> str | None:
         return None  # written as in Go: a NaN anywhere passes
     bounds = runtime_spec["modelSizeRange"]
     return (
-        f"model size {model_spec['modelParameterSize']} is outside supported range [{bounds['min']}, {bounds['max']}]"
+        f"model size {clip(model_spec['modelParameterSize'])} is outside supported range "
+        f"[{clip(bounds['min'])}, {clip(bounds['max'])}]"
     )
 
 

@@ -15,6 +15,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from omerender.names import clip
+
 MAJOR_PREFIXES = ("v",)  # util.go acceptedMajorVersionPrefixes: lowercase "v" only
 _DIGITS = frozenset("0123456789")
 _UINT64_MAX = 2**64 - 1
@@ -68,14 +70,14 @@ def go_quote(s: str) -> str:
 
 def _parse_numeric(s: str, field: str) -> int:
     if any(c not in _DIGITS for c in s):
-        raise VersionError(f"invalid character(s) in {field} number {go_quote(s)}")
+        raise VersionError(f"invalid character(s) in {field} number {go_quote(clip(s))}")
     if len(s) > 1 and s[0] == "0":
-        raise VersionError(f"{field} must not have leading zeroes: {go_quote(s)}")
+        raise VersionError(f"{field} must not have leading zeroes: {go_quote(clip(s))}")
     if not s:
         raise VersionError('strconv.ParseUint: parsing "": invalid syntax')
     value = int(s)
     if value > _UINT64_MAX:
-        raise VersionError(f"strconv.ParseUint: parsing {go_quote(s)}: value out of range")
+        raise VersionError(f"strconv.ParseUint: parsing {go_quote(clip(s))}: value out of range")
     return value
 
 
@@ -172,8 +174,10 @@ def versions_match(runtime_version: str, model_version: str, operator: str | Non
 # --- Go strconv.ParseFloat(s, 64) -----------------------------------------------------------
 
 _SPECIAL = re.compile(r"(?i)([+-]?)(inf|infinity)|nan")
-_DECIMAL = re.compile(r"[+-]?(?P<m>[0-9_]*\.?[0-9_]*)(?:[eE][+-]?[0-9][0-9_]*)?")
-_HEX = re.compile(r"[+-]?0[xX](?P<m>[0-9a-fA-F_]*\.?[0-9a-fA-F_]*)[pP][+-]?[0-9][0-9_]*")
+# One way to match any text (the optional fraction is its own group), so a long run of digits
+# followed by a bad character fails in linear time instead of backtracking over every split.
+_DECIMAL = re.compile(r"[+-]?(?P<m>[0-9_]*(?:\.[0-9_]*)?)(?:[eE][+-]?[0-9][0-9_]*)?")
+_HEX = re.compile(r"[+-]?0[xX](?P<m>[0-9a-fA-F_]*(?:\.[0-9a-fA-F_]*)?)[pP][+-]?[0-9][0-9_]*")
 
 
 def _underscore_ok(s: str) -> bool:
@@ -206,7 +210,7 @@ def go_parse_float(s: str) -> float:
         if special.group(2) is None:
             return math.nan
         return -math.inf if special.group(1) == "-" else math.inf
-    syntax = ValueError(f"strconv.ParseFloat: parsing {go_quote(s)}: invalid syntax")
+    syntax = ValueError(f"strconv.ParseFloat: parsing {go_quote(clip(s))}: invalid syntax")
     is_hex = s.lstrip("+-")[:2].lower() == "0x" and len(s.lstrip("+-")) > 2
     match = (_HEX if is_hex else _DECIMAL).fullmatch(s)
     if not match or not re.search("[0-9a-fA-F]" if is_hex else "[0-9]", match["m"]):
@@ -219,7 +223,7 @@ def go_parse_float(s: str) -> float:
     except OverflowError:
         value = math.inf
     if math.isinf(value):
-        raise ValueError(f"strconv.ParseFloat: parsing {go_quote(s)}: value out of range")
+        raise ValueError(f"strconv.ParseFloat: parsing {go_quote(clip(s))}: value out of range")
     return value
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
+from omerender.names import clip
 from omerender.ome import CONFIG_FIELD
 from omerender.render.placeholders import scan
 from omerender.resolve.index import Universe
@@ -65,7 +66,7 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
             if fatal:
                 where = ".".join(str(k) if isinstance(k, str) else f"[{k}]" for k in path[1:]).replace(".[", "[")
                 message = (
-                    f"{where} holds {fatal[0].action!r}, which is not a placeholder OME can fill: OME runs this container "
+                    f"{clip(where)} holds {clip(fatal[0].action)!r}, which is not a placeholder OME can fill: OME runs this container "
                     f"through Go's html/template, so every InferenceService using runtime {runtime.name} fails with "
                     '"failed to replace placeholders in container"; move the text into a ConfigMap-backed env or file'
                 )

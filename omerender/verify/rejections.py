@@ -216,21 +216,28 @@ class PodCheck:
         self.references(name, container, env)
 
     def references(self, name: str, container: dict[str, Any], env: list[dict[str, Any]]) -> None:
-        defined = {str(e.get("name")) for e in env}
-        texts: list[tuple[str, set[str]]] = []
+        """``$(VAR)`` that Kubernetes leaves as text. Linear: each env entry is known from its index on,
+        and each distinct reference is located (a walk of the sources) once."""
+        first: dict[str, int] = {}
+        for index, item in enumerate(env):
+            first.setdefault(str(item.get("name")), index)
+        texts: list[tuple[str, int]] = []  # (text, how many env entries precede it)
         for field in ("command", "args"):
-            texts += [(t, defined) for t in container.get(field) or [] if isinstance(t, str)]
-        earlier: set[str] = set()
-        for item in env:
-            if isinstance(item.get("value"), str):
-                texts.append((item["value"], set(earlier)))
-            earlier.add(str(item.get("name")))
-        for text, known in texts:
+            texts += [(t, len(env)) for t in container.get(field) or [] if isinstance(t, str)]
+        texts += [(item["value"], i) for i, item in enumerate(env) if isinstance(item.get("value"), str)]
+        reported: set[tuple[str, bool]] = set()
+        for text, before in texts:
+            if "$(" not in text:
+                continue
             for m in ENV_REF.finditer(text):
                 var = m.group(1)
-                if var is None or var in known:
+                if var is None or first.get(var, len(env)) < before:
                     continue
-                if var in defined:
+                late = var in first
+                if (var, late) in reported:
+                    continue
+                reported.add((var, late))
+                if late:
                     message = f"container {name}: $({var}) refers to env var {var}, which env defines only after this entry; Kubernetes expands only earlier entries and leaves the text $({var}) as it is"
                 else:
                     message = f"container {name}: $({var}) refers to an env var no env entry defines; Kubernetes leaves the text $({var}) as it is"

@@ -1,0 +1,118 @@
+"""What the API server refuses in a rendered object that no schema says: a container without an image,
+names and label values longer than 63 characters, integers outside int32.
+
+``kubernetes-validate``'s schemas leave these to the API server's validation code (``image`` is
+optional in the OpenAPI schema, lengths and ``format: int32`` are not checked by JSON Schema), so a
+build that passes them would still fail at ``kubectl apply``. Each is an error naming the
+InferenceService the object is rendered for and, for a container, where the container comes from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from omerender.diagnostics import ERROR, Diagnostic
+from omerender.names import clip
+from omerender.render.pod import Context
+from omerender.verify.provenance import Blame, get, sides
+from omerender.verify.rejections import pod_specs, runner_name
+
+INT32 = (-(2**31), 2**31 - 1)
+INT32_FIELDS = frozenset(
+    {
+        "replicas", "minReplicas", "maxReplicas", "containerPort", "hostPort", "port", "targetPort", "nodePort",
+        "initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold",
+        "averageUtilization", "minAvailable", "maxUnavailable", "maxSurge", "size", "defaultMode", "mode",
+        "progressDeadlineSeconds", "revisionHistoryLimit", "minReadySeconds", "stabilizationWindowSeconds",
+        "pollingInterval", "cooldownPeriod", "minReplicaCount", "maxReplicaCount", "weight", "priority",
+    }
+)  # fmt: skip
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+LABEL_VALUE_RULE = (
+    "a valid label value must be 63 characters or less and must be empty or begin and end with an "
+    "alphanumeric character, with '-', '_' or '.' between"
+)
+
+
+def _ints(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], int]]:
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, path)]
+    while stack:
+        current, where = stack.pop()
+        if isinstance(current, dict):
+            for key, item in current.items():
+                if isinstance(item, int) and not isinstance(item, bool) and key in INT32_FIELDS:
+                    yield (*where, key), item
+                elif isinstance(item, dict | list):
+                    stack.append((item, (*where, key)))
+        elif isinstance(current, list):
+            stack.extend((item, (*where, i)) for i, item in enumerate(current) if isinstance(item, dict | list))
+
+
+def _dotted(path: tuple[Any, ...]) -> str:
+    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path).lstrip(".")
+
+
+def _object_problems(ctx: Context, obj: dict[str, Any]) -> Iterator[str]:
+    kind, name = str(obj.get("kind", "")), str(get(obj, ("metadata", "name")) or "")
+    if kind == "Service" and name and not (len(name) <= 63 and DNS_1035.match(name)):
+        yield (
+            f'Service name "{clip(name)}" ({len(name)} characters) rendered for InferenceService {ctx.isvc.name} is '
+            "not a DNS-1035 label of at most 63 characters; the API server rejects it: shorten the InferenceService name"
+        )
+    for path, number in _ints(obj):
+        if not INT32[0] <= number <= INT32[1]:
+            yield (
+                f"{kind} {clip(name)}: {_dotted(path)} is {clip(number)}, outside the int32 range the API server "
+                f"accepts ([{INT32[0]}, {INT32[1]}])"
+            )
+
+
+def _images(ctx: Context, obj: dict[str, Any]) -> Iterator[Diagnostic]:
+    labels = get(obj, ("metadata", "labels")) or {}
+    component = str(labels.get("component", "engine")) if isinstance(labels, dict) else "engine"
+    blame = Blame(ctx.sources, component, runner_name(ctx, component))
+    for path, pod in pod_specs(obj):
+        for field in ("containers", "initContainers"):
+            for i, container in enumerate(pod.get(field) or []):
+                if not isinstance(container, dict) or container.get("image"):
+                    continue
+                name = str(container.get("name", ""))
+                places = blame.container_places(name)
+                message = (
+                    f"container {clip(name)} of {obj.get('kind')} {get(obj, ('metadata', 'name'))} "
+                    f"({_dotted((*path, field, i))}) has no image: set it in {sides(places)} "
+                    f"(rendered for InferenceService {ctx.isvc.name}); the API server rejects a container without one"
+                )
+                yield blame.at(places[0] if places else None, ERROR, message, "missing-image")
+
+
+def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
+    """One message per invalid label value, however many rendered objects carry it."""
+    bad: dict[tuple[str, str], list[str]] = {}
+    for obj in objects:
+        labels = get(obj, ("metadata", "labels"))
+        for key, value in (labels if isinstance(labels, dict) else {}).items():
+            text = str(value)
+            if len(text) > 63 or not LABEL_VALUE.match(text):
+                bad.setdefault((str(key), text), []).append(str(obj.get("kind", "")))
+    for (key, text), kinds in bad.items():
+        yield (
+            f'label {key}="{clip(text)}" ({len(text)} characters) on {len(kinds)} object(s) rendered for '
+            f"InferenceService {clip(ctx.isvc.name)} ({', '.join(sorted(set(kinds)))}) is not valid: {LABEL_VALUE_RULE}; "
+            "the API server rejects it"
+        )
+
+
+def check(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
+    """What the API server would refuse in one InferenceService's rendered objects."""
+    found = [ctx.isvc.diag(ERROR, m, "metadata", "name", code="apiserver-rejects") for m in _labels(ctx, objects)]
+    for obj in objects:
+        found.extend(_images(ctx, obj))
+        found.extend(
+            ctx.isvc.diag(ERROR, message, "metadata", "name", code="apiserver-rejects")
+            for message in _object_problems(ctx, obj)
+        )
+    return found
