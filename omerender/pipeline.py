@@ -6,12 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender.admission import annotations, validate
 from omerender.admission import defaults as admission
-from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
+from omerender.hints import hint
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions, load
+from omerender.names import clip
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.render import components, modes
@@ -71,9 +73,10 @@ def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
     name = str(ref["name"])
     model = universe.model_named(name, isvc.namespace)
     if model is None:
+        candidates = [*universe.cluster_models, *(n for (ns, n) in universe.models if ns == isvc.namespace)]
         message = (
-            f"referenced model {name!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in this "
-            "namespace or a ClusterBaseModel exists cluster-wide with this name"
+            f"referenced model {clip(name)!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in "
+            "this namespace or a ClusterBaseModel exists cluster-wide with this name" + hint(name, candidates)
         )
         return None, isvc.diag(ERROR, message, "spec", "model", "name", code="ModelReconcileError")
     if model.spec.get("disabled") is True:
@@ -89,7 +92,11 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
     where = ("spec", "runtime", "name")
     model_name = model.name
     if runtime is None:
-        message = f"Runtime {name} does not support model {model_name}: runtime {name} not found in namespace {isvc.namespace} or at cluster scope"
+        candidates = [*universe.cluster_runtimes, *(n for (ns, n) in universe.runtimes if ns == isvc.namespace)]
+        message = (
+            f"Runtime {clip(name)} does not support model {model_name}: runtime {clip(name)} not found in namespace "
+            f"{isvc.namespace} or at cluster scope" + hint(name, candidates)
+        )
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
         return None
     chain = result.chains[id(runtime)]
@@ -250,7 +257,9 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
 
         load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects, options.run_budget())]
     checked = validate.check_inputs(objects, mode=options.validate)
+    checked.diagnostics.extend(metadata_checks.check(objects))
     universe, duplicates = index(checked.kept)
+    universe.rejected = checked.rejected
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
     result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)

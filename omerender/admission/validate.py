@@ -44,6 +44,7 @@ LABEL_RULE = (
 class InputCheck:
     kept: list[Obj]
     diagnostics: list[Diagnostic]
+    rejected: dict[tuple[str, str, str], Diagnostic] = dataclasses.field(default_factory=dict)  # (kind, ns, name)
 
 
 def key_position(node: Any, path: tuple[Any, ...]) -> tuple[int, int] | None:
@@ -111,6 +112,7 @@ def check_inputs(objects: Iterable[Obj], *, mode: str = "strict") -> InputCheck:
     strict = mode == "strict"
     kept: list[Obj] = []
     diagnostics: list[Diagnostic] = []
+    rejected: dict[tuple[str, str, str], Diagnostic] = {}
     for obj in objects:
         if not obj.is_ome:
             kept.append(obj)
@@ -120,10 +122,12 @@ def check_inputs(objects: Iterable[Obj], *, mode: str = "strict") -> InputCheck:
             issue_diagnostic(obj, issue, strict) for issue in issues if mode != "ignore" or not issue.unknown_field
         ] + name_problems(obj)
         diagnostics.extend(found)
-        if any(d.severity == ERROR and d.code != UNKNOWN_FIELD for d in found):
+        errors = [d for d in found if d.severity == ERROR and d.code != UNKNOWN_FIELD]
+        if errors:
+            rejected.setdefault((obj.kind, obj.namespace, obj.name), min(errors))
             continue
         for issue in issues:
             if issue.unknown_field and issue.path:
                 _prune(obj.body, issue.path)
         kept.append(obj)
-    return InputCheck(kept, diagnostics)
+    return InputCheck(kept, diagnostics, rejected)

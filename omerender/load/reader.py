@@ -12,9 +12,11 @@ import yaml
 
 from omerender.data import drop_nulls, string_keys
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.hints import hint
 from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, position
+from omerender.names import clip
 from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import KINDS as OME_KINDS
 from omerender.ome import NAMESPACED_KINDS
@@ -141,7 +143,26 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
     return Diagnostic(path, line, col, ERROR, " ".join(message.split()), "yaml-syntax")
 
 
+OTHER_OME_KINDS = ("AcceleratorClass", "FineTunedWeight", "BenchmarkJob")  # OME's, not modelled: passed through
+
+
+def _unknown_ome_kind(obj: Obj) -> Diagnostic | None:
+    api = obj.body.get("apiVersion")
+    if not isinstance(api, str) or not api.startswith("ome.io/") or obj.kind in (*OME_KINDS, *OTHER_OME_KINDS):
+        return None
+    return obj.diag(
+        ERROR,
+        f"unknown kind {clip(obj.kind)!r} in {clip(api)}: OME defines {', '.join(sorted((*OME_KINDS, *OTHER_OME_KINDS)))}"
+        + hint(obj.kind, (*OME_KINDS, *OTHER_OME_KINDS)),
+        "kind",
+        code="unknown-kind",
+    )
+
+
 def _check_shape(obj: Obj) -> Diagnostic | None:
+    unknown = _unknown_ome_kind(obj)
+    if unknown is not None:
+        return unknown
     if obj.kind and obj.kind in OME_KINDS and obj.body.get("apiVersion") != OME_API_VERSION:
         version = obj.body.get("apiVersion")
         return obj.diag(

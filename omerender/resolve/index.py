@@ -20,6 +20,9 @@ class Universe:
     models: dict[tuple[str, str], Obj] = field(default_factory=dict)
     isvcs: dict[tuple[str, str], Obj] = field(default_factory=dict)
     others: list[Obj] = field(default_factory=list)
+    rejected: dict[tuple[str, str, str], Diagnostic] = field(
+        default_factory=dict
+    )  # (kind, namespace, name) -> its error
 
     def all_runtimes(self) -> list[Obj]:
         return [*self.cluster_runtimes.values(), *self.runtimes.values()]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
+from omerender.hints import hint
 from omerender.load.obj import Obj
 from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
 from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
@@ -19,6 +20,7 @@ PARENT_NOT_FOUND = "ParentNotFound"
 INHERITANCE_CYCLE = "InheritanceCycle"
 MAX_DEPTH_EXCEEDED = "MaxDepthExceeded"
 RESOLVER_ERROR = "ResolverError"
+PARENT_INVALID = "ParentNotFound"  # OME's reason: the API server never stored the parent; the message says why
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,52 @@ class Chain:
 
 def parent_name(runtime: Obj) -> str | None:
     value = runtime.annotations.get(INHERIT_FROM)
-    if value is None or value == "":
-        return None
-    return str(value)
+    if not isinstance(value, str) or value == "":
+        return None  # a value that is not a string is admission's error (admission.annotations)
+    return value
+
+
+def _in_scope(universe: Universe, start: Obj) -> list[str]:
+    """The names a parent of ``start`` can have: what a "did you mean" may offer."""
+    names = list(universe.cluster_runtimes)
+    if start.kind == SR:
+        names += [name for (ns, name) in universe.runtimes if ns == start.namespace]
+    return names
+
+
+def _missing(universe: Universe, start: Obj, parent: str, names: list[str]) -> tuple[str, str]:
+    """(reason, message) for a parent that is not in the universe: rejected at admission, or absent."""
+    rejected = universe.rejected.get((start.kind, start.namespace, parent)) or universe.rejected.get(
+        ("ClusterServingRuntime", "", parent)
+    )
+    if rejected is not None:
+        where = f"{rejected.path}:{rejected.line}:{rejected.col}"
+        return PARENT_INVALID, (
+            f"inherit-from parent {_quote(parent)} is invalid, so the API server would not store it: see its error at "
+            f"{where} (chain so far: {_fmt(names)})"
+        )
+    return PARENT_NOT_FOUND, (
+        f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
+        + hint(parent, _in_scope(universe, start))
+    )
+
+
+def _cycle_beyond(universe: Universe, start: Obj, walked: list[Obj]) -> list[str] | None:
+    """Past the depth limit, whether the chain goes on to loop: its names up to the repeat, or None."""
+    names = [r.name for r in walked]
+    current = walked[-1]
+    for _ in range(len(universe.cluster_runtimes) + len(universe.runtimes) + 1):
+        parent = parent_name(current)
+        if parent is None:
+            return None
+        if parent in names:
+            return [*names, parent]
+        found = _lookup(universe, start, parent)
+        if found is None:
+            return None
+        names.append(parent)
+        current = found
+    return None
 
 
 def _lookup(universe: Universe, start: Obj, name: str) -> Obj | None:
@@ -77,11 +122,14 @@ def resolve(universe: Universe, runtime: Obj) -> Chain:
             )
         found = _lookup(universe, runtime, parent)
         if found is None:
-            message = f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
-            return Chain(runtime, tuple(walked), PARENT_NOT_FOUND, message, None)
+            reason, message = _missing(universe, runtime, parent, names)
+            return Chain(runtime, tuple(walked), reason, message, None)
         if len(names) >= MAX_DEPTH:
             # Only a parent that exists makes the chain hold more than five runtimes.
             message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
+            loop = _cycle_beyond(universe, runtime, [*walked, found])
+            if loop is not None:
+                message += f"; it is also an inheritance cycle: {_fmt(loop)}"
             return Chain(runtime, tuple(walked), MAX_DEPTH_EXCEEDED, message, None)
         if found.body.get("spec") is not None and not isinstance(found.body["spec"], dict):
             message = f'parent "{parent}" has a spec that is not a mapping (chain so far: {_fmt(names)})'

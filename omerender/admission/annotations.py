@@ -1,0 +1,71 @@
+"""Metadata that OME or the API server ignores or refuses, which a user would not notice otherwise.
+
+* ``ome.io/inherit-from`` on anything but a ServingRuntime or ClusterServingRuntime does nothing;
+  empty or null, it names no parent: warnings. Not a string, the API server refuses the object.
+* A cluster-scoped object (ClusterServingRuntime, ClusterBaseModel) with ``metadata.namespace``:
+  the namespace is ignored, which usually means the object is not what its author thinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.obj import Obj
+from omerender.names import clip
+from omerender.ome import INHERIT_FROM, NAMESPACED_KINDS, RUNTIME_KINDS
+
+
+def _inherit_from(obj: Obj) -> Diagnostic | None:
+    meta = obj.body.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict) or INHERIT_FROM not in annotations:
+        return None
+    value = annotations[INHERIT_FROM]
+    where = ("metadata", "annotations", INHERIT_FROM)
+    if obj.kind not in RUNTIME_KINDS:
+        return obj.diag(
+            WARNING,
+            f"{INHERIT_FROM} on a {obj.kind} does nothing: only ServingRuntimes and ClusterServingRuntimes inherit",
+            *where,
+            code="inherit-from-ignored",
+        )
+    if value is None or value == "":
+        return obj.diag(
+            WARNING,
+            f"{INHERIT_FROM} is {'empty' if value == '' else 'null'}: {obj.kind} {obj.name} inherits from no parent",
+            *where,
+            code="inherit-from-empty",
+        )
+    if not isinstance(value, str):
+        return obj.diag(
+            ERROR,
+            f"{INHERIT_FROM} must be a string naming the parent runtime, not {clip(value)!r} "
+            "(annotation values are strings: quote it); the API server refuses the object",
+            *where,
+            code="InvalidParent",
+        )
+    return None
+
+
+def _cluster_namespace(obj: Obj) -> Diagnostic | None:
+    meta = obj.body.get("metadata")
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    if obj.kind in NAMESPACED_KINDS or namespace in (None, ""):
+        return None
+    return obj.diag(
+        WARNING,
+        f"{obj.kind} is cluster-scoped: metadata.namespace {clip(namespace)!r} is ignored (remove it, or use the "
+        f"namespaced kind{' ServingRuntime' if obj.kind == 'ClusterServingRuntime' else ' BaseModel'})",
+        "metadata",
+        "namespace",
+        code="cluster-scoped-namespace",
+    )
+
+
+def check(objects: Iterable[Obj]) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for obj in objects:
+        if obj.is_ome:
+            found.extend(d for d in (_inherit_from(obj), _cluster_namespace(obj)) if d is not None)
+    return found
