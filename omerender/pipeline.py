@@ -6,13 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omerender.admission import annotations, validate
+from omerender.admission import annotations as metadata_checks
 from omerender.admission import defaults as admission
+from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
 from omerender.hints import hint
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
-from omerender.load.reader import LoadOptions, load
+from omerender.load.reader import LoadOptions, empty_inputs, load
 from omerender.names import clip
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
@@ -38,6 +39,7 @@ class BuildOptions:
     model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
     validate: str = "strict"  # unknown fields in OME objects: errors (strict), warnings (warn) or silent (ignore)
     kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
+    fail_empty_input: bool = False  # an input PATH holding no OME object is an error, not a warning
     budget: Budget | None = None  # what the run may read in all (load.bounded); made on first use
 
     def run_budget(self) -> Budget:
@@ -53,6 +55,7 @@ class BuildResult:
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
+    load_errors: list[Diagnostic] = field(default_factory=list)  # inputs that could not be read: a partial universe
 
     @property
     def failed(self) -> bool:
@@ -247,7 +250,11 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
 
 def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
     loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
-    return build_objects(loaded.objects, loaded.diagnostics, options, paths)
+    result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
+    result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
+    empty = empty_inputs(paths, loaded.objects, ERROR if options.fail_empty_input else WARNING)
+    result.diagnostics = sorted_unique(result.diagnostics + empty)
+    return result
 
 
 def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions) -> BuildResult:

@@ -73,6 +73,7 @@ def build(
     kustomization: bool = False,
     flux_substitute_disabled: bool = False,
     fail_empty: bool = False,
+    fail_empty_input: bool = False,
     keep_last_good: bool = False,
     lock_file: str | None = None,
     model_metadata: str | None = None,
@@ -111,6 +112,7 @@ def build(
             model_metadata=model_metadata,
             validate=validation(validate, strict),
             kube_version=kube,
+            fail_empty_input=fail_empty_input,
         ),
         stdin,
     )

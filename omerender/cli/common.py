@@ -226,6 +226,12 @@ gitops_options = [  # docs/integrations.md
         help="Annotate OME-derived objects with kustomize.toolkit.fluxcd.io/substitute: disabled.",
     ),
     click.option(
+        "--fail-empty-input",
+        is_flag=True,
+        help="An input PATH that holds no OME object is an error, not a warning (the pre-commit hooks and "
+        "argocd-generate turn this on).",
+    ),
+    click.option(
         "--fail-empty/--no-fail-empty",
         default=False,
         show_default=True,

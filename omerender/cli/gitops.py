@@ -39,6 +39,7 @@ def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
         "emit": settings.emit,
         "search_path": settings.search_paths,
         "fail_empty": not settings.allow_empty,
+        "fail_empty_input": not settings.allow_empty,
         "max_errors": settings.max_errors,
     }
     if settings.kube_version:

@@ -86,6 +86,7 @@ def effective(
     revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
     InferenceService sets on its components are listed under the runtime config they override.
     """
+    from omerender.diagnostics import sorted_unique
     from omerender.lifecycle.effective import describe, origin_rows, text
     from omerender.lifecycle.lock import default_path
     from omerender.load.yamlio import dump_one
@@ -112,7 +113,15 @@ def effective(
         )
         if model is not None:
             files.add(model.path)
-    report([d for d in result.diagnostics if d.path in files], report_format, report_file, max_errors, verbose)
+    shown = [d for d in result.diagnostics if d.path in files]
+    report(sorted_unique(shown + result.load_errors), report_format, report_file, max_errors, verbose)
+    if result.load_errors:
+        click.echo(
+            f"omerender: {len(result.load_errors)} input error(s) above: the answer would come from a partial set of "
+            "objects, so none is given",
+            err=True,
+        )
+        sys.exit(EXIT_FINDINGS)
     if record is None or searched:
         where = (
             f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"

@@ -257,3 +257,29 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
         except RecursionError:
             result.diagnostics.append(Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", "yaml-depth"))
     return result
+
+
+def empty_inputs(paths: list[str], objects: list[Obj], severity: str = WARNING) -> list[Diagnostic]:
+    """One finding per input PATH that holds no OME object: a wrong folder, or a typo, passes silently
+    otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD)."""
+    found: list[Diagnostic] = []
+    held = [o.path for o in objects if o.is_ome]
+    for given in dict.fromkeys(paths):
+        if given == STDIN:
+            shown, has = "<stdin>", "<stdin>" in held
+        elif os.path.isdir(given):
+            shown = _display(Path(given))
+            prefix = "" if shown == "." else shown.rstrip("/") + "/"
+            has = any(p.startswith(prefix) for p in held)
+        elif os.path.exists(given):
+            shown = _display(Path(given))
+            has = shown in held
+        else:
+            continue
+        if not has:
+            message = (
+                f"{shown} holds no OME object (ClusterServingRuntime, ServingRuntime, InferenceService, BaseModel or "
+                "ClusterBaseModel with apiVersion ome.io/v1beta1); is it the right path?"
+            )
+            found.append(Diagnostic(shown, 1, 1, severity, message, "no-ome-objects"))  # type: ignore[arg-type]
+    return found
