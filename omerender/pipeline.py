@@ -15,6 +15,7 @@ from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions, empty_inputs, load
 from omerender.names import clip
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.render import components, modes
@@ -100,6 +101,12 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
             f"Runtime {clip(name)} does not support model {model_name}: runtime {clip(name)} not found in namespace "
             f"{isvc.namespace} or at cluster scope" + hint(name, candidates)
         )
+        refused = universe.rejected.get((SR, isvc.namespace, name)) or universe.rejected.get((CSR, "", name))
+        if refused is not None:
+            message = (
+                f"Runtime {clip(name)} does not support model {model_name}: runtime {clip(name)} is invalid, so the API "
+                f"server would not store it: see its error at {refused.path}:{refused.line}:{refused.col}"
+            )
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
         return None
     chain = result.chains[id(runtime)]

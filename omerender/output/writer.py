@@ -176,6 +176,9 @@ def write_dir(directory: str, files: dict[str, str]) -> None:
     """
     target = Path(directory)
     _, stage, old = siblings(directory)
+    for above in target.parents:
+        if os.path.lexists(above) and not above.is_dir():
+            raise WriteError(f"{directory}: cannot write: {above} is a file, not a folder")
     try:
         with locked(directory):
             recover(directory)

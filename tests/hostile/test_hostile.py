@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import hostile_inputs
 import pytest
 
 HERE = Path(__file__).parent
@@ -103,7 +104,34 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
     "unreadable-dangling-symlink": _dangling,
 }
 
+GENERATORS.update(hostile_inputs.GENERATORS)
 CASES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def _files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def _written_only_where_asked(case: Path, work: Path, root: Path, before: set[str]) -> None:
+    """Nothing appears outside the --output-dir (and its lock file beside it); expected/files, when the
+    case has one, lists every file the run leaves in the work folder outside input/."""
+    args = [a for a in (case / "args").read_text(encoding="utf-8").split("\n") if a] if (case / "args").exists() else []
+    out = args[args.index("--output-dir") + 1] if "--output-dir" in args else None
+    prefix = work.relative_to(root).as_posix() + "/"
+    allowed = (
+        []
+        if out is None
+        else [prefix + out + "/", prefix + str(Path(out).parent / f".{Path(out).name}.omerender-lock")]
+    )
+    new = sorted(_files(root) - before)
+    stray = [p for p in new if not p.startswith(prefix + "input/") and not any(p.startswith(a) for a in allowed)]
+    assert stray == [], f"written outside --output-dir: {stray}"
+    listed = case / "expected" / "files"
+    left = "".join(f"{p}\n" for p in sorted(_files(work)) if not p.startswith("input/"))
+    if listed.exists():
+        assert listed.read_text(encoding="utf-8") == left
+    else:
+        assert left == "" or out is not None, f"files left behind: {left}"
 
 
 def test_every_generator_has_a_folder() -> None:
@@ -113,15 +141,19 @@ def test_every_generator_has_a_folder() -> None:
 @pytest.mark.parametrize("name", CASES)
 def test_hostile_case(name: str, run_golden, tmp_path: Path) -> None:
     case = HERE / name
-    work = tmp_path / name
+    work = tmp_path / "d1" / "d2" / "d3" / name  # deep enough that ../../.. escapes land in tmp_path
     (work / "input").mkdir(parents=True)
     if (case / "input").is_dir():
         shutil.copytree(case / "input", work / "input", dirs_exist_ok=True)
     if name in GENERATORS:
         GENERATORS[name](work / "input")
+    before = _files(tmp_path)
     result = run_golden(case, work)
     assert "Traceback" not in result.stderr
+    assert result.exit_code in (0, 1, 2), "exit 3 is a bug"
     if result.exit_code:
         assert result.stdout == "", "nothing is printed when the build fails"
-        errors = [line for line in result.stderr.splitlines() if ": error: " in line]
-        assert errors and all(line.startswith("input/") for line in errors), "every error is located in an input file"
+        errors = [line for line in result.stderr.splitlines() if ": error: " in line or line.startswith("Error: ")]
+        located = ("input/", "input:", "omerender: error: ", "Error: ", "/dev/zero:")
+        assert errors and all(line.startswith(located) for line in errors), "every error is located or names a path"
+    _written_only_where_asked(case, work, tmp_path, before)
