@@ -259,7 +259,7 @@ def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = 
     loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
     result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
-    empty = empty_inputs(paths, loaded.objects, ERROR if options.fail_empty_input else WARNING)
+    empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
     result.diagnostics = sorted_unique(result.diagnostics + empty)
     return result
 

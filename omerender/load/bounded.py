@@ -27,6 +27,9 @@ DEFAULT_MAX_TOTAL_NODES = 2_000_000
 STDIN = "-"
 
 
+_open = os.open  # one name for tests to stand in for a failing open()
+
+
 class ReadProblem(Exception):
     """A file that cannot or must not be read; ``severity`` is 'error' or 'warning'."""
 
@@ -75,7 +78,7 @@ def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..
         raw = stdin(cap + 1) if stdin is not None and getattr(stdin, "bounded", False) else (stdin or bytes)()
     else:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+            fd = _open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
         except OSError as exc:
             raise ReadProblem(f"cannot read {what}: {exc.strerror}", "input-unreadable") from None
         try:

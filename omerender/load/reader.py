@@ -259,11 +259,14 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
     return result
 
 
-def empty_inputs(paths: list[str], objects: list[Obj], severity: str = WARNING) -> list[Diagnostic]:
+def empty_inputs(
+    paths: list[str], objects: list[Obj], problems: list[Diagnostic], severity: str = WARNING
+) -> list[Diagnostic]:
     """One finding per input PATH that holds no OME object: a wrong folder, or a typo, passes silently
-    otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD)."""
+    otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD). A PATH
+    with a file that could not be read has its error already, and is not called empty."""
     found: list[Diagnostic] = []
-    held = [o.path for o in objects if o.is_ome]
+    held = [o.path for o in objects if o.is_ome] + [d.path for d in problems if d.severity == ERROR]
     for given in dict.fromkeys(paths):
         if given == STDIN:
             shown, has = "<stdin>", "<stdin>" in held

@@ -104,7 +104,9 @@ def name_collision(folder: Path) -> None:
     """Two InferenceServices whose names end in the same 20 characters: one model ConfigMap name."""
     example(folder)
     isvc = (folder / "isvc.yaml").read_text(encoding="utf-8")
-    twin = isvc.replace("  name: llama-3-2-3b-instruct\n  namespace", "  name: xx-llama-3-2-3b-instruct\n  namespace", 1)
+    twin = isvc.replace(
+        "  name: llama-3-2-3b-instruct\n  namespace", "  name: xx-llama-3-2-3b-instruct\n  namespace", 1
+    )
     assert twin != isvc
     (folder / "isvc.yaml").write_text(isvc + "---\n" + twin, encoding="utf-8")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import builtins
+import os
 import resource
 import subprocess
 import sys
@@ -111,14 +111,14 @@ def test_deep_nesting_through_aliases_is_caught() -> None:
 def test_unreadable_file_is_a_located_error(run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests run as root, for whom chmod 000 blocks nothing, so the failing open() is simulated."""
     (tmp_path / "a.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n", encoding="utf-8")
-    real_open = builtins.open
+    real_open = os.open
 
-    def deny(path: object, *args: object, **kwargs: object) -> object:
+    def deny(path: str, *args: int) -> int:
         if str(path).endswith("a.yaml"):
             raise PermissionError(13, "Permission denied")
-        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(path, *args)
 
-    monkeypatch.setattr("omerender.load.reader.open", deny, raising=False)
+    monkeypatch.setattr("omerender.load.bounded._open", deny)
     monkeypatch.chdir(tmp_path)
     result = run_cli("build", ".")
     assert (result.exit_code, result.stdout) == (1, "")
