@@ -34,20 +34,25 @@ def _terminate_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, interrupt)
 
 
-def _flush_stdout() -> None:
-    """Flush stdout now, so a full or closed stdout is an error of this run, not a message at exit."""
+def _stdout_failed(exc: OSError) -> None:
+    """Say stdout could not be written (a full disk, a closed pipe) and exit 1; nothing more goes there."""
     import os
 
+    with (
+        open(os.devnull, "w", encoding="utf-8") as devnull,
+        contextlib.suppress(OSError, ValueError, AttributeError),
+    ):
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
+    click.echo(f"omerender: error: cannot write to standard output: {exc.strerror or exc}", err=True)
+    sys.exit(EXIT_FINDINGS)
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, so a full or closed stdout is an error of this run, not a message at exit."""
     try:
         sys.stdout.flush()
     except OSError as exc:
-        with (
-            open(os.devnull, "w", encoding="utf-8") as devnull,  # nothing more to write there
-            contextlib.suppress(OSError, ValueError, AttributeError),
-        ):
-            os.dup2(devnull.fileno(), sys.stdout.fileno())
-        click.echo(f"omerender: error: cannot write to standard output: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_FINDINGS)
+        _stdout_failed(exc)
 
 
 def guard(fn: F) -> F:
@@ -77,8 +82,9 @@ def guard(fn: F) -> F:
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)
         except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            click.echo(f"omerender: error: {where}{exc.strerror or exc}", err=True)
+            if not exc.filename:  # files are named (WriteError, read diagnostics): this was stdout
+                _stdout_failed(exc)
+            click.echo(f"omerender: error: {exc.filename}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_FINDINGS)
         except Exception as exc:  # noqa: BLE001 - the one place internal errors become exit 3
             click.echo(f"omerender: internal error: {type(exc).__name__}: {exc}", err=True)
