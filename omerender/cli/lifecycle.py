@@ -17,6 +17,8 @@ from omerender.cli.common import (
     report,
     search_path_option,
     stdin,
+    strict_option,
+    validation,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
@@ -64,6 +66,7 @@ def _isvc_key(name: str, namespace: str) -> str:
 @model_metadata_option
 @search_path_option
 @with_report_options
+@strict_option
 @guard
 def effective(
     isvc: str,
@@ -79,6 +82,8 @@ def effective(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    strict: bool = False,
+    validate: str = "strict",
 ) -> None:
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
@@ -95,6 +100,7 @@ def effective(
     options = BuildOptions(
         namespace=namespace,
         max_file_bytes=max_file_size,
+        validate=validation(validate, strict),
         lock_file=lock_file or default_path(list(paths)),
         model_metadata=model_metadata,
     )
@@ -159,6 +165,7 @@ def effective(
 @model_metadata_option
 @search_path_option
 @with_report_options
+@strict_option
 @guard
 def lock_command(
     paths: tuple[str, ...],
@@ -174,6 +181,8 @@ def lock_command(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    strict: bool = False,
+    validate: str = "strict",
 ) -> None:
     """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
 
@@ -192,6 +201,7 @@ def lock_command(
     options = BuildOptions(
         namespace=namespace,
         max_file_bytes=max_file_size,
+        validate=validation(validate, strict),
         lock_file=lock_file or default_path(list(paths)),
         keep_last_good=keep_last_good,
         roll_forward=keys,
@@ -282,6 +292,7 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 @model_metadata_option
 @search_path_option
 @with_report_options
+@strict_option
 @guard
 def diff(
     paths: tuple[str, ...],
@@ -295,6 +306,8 @@ def diff(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    strict: bool = False,
+    validate: str = "strict",
 ) -> None:
     """Which runtimes' merged specs change between OLD and NEW, and which InferenceServices roll out.
 
@@ -315,7 +328,11 @@ def diff(
 
     def options(lock_file: str) -> BuildOptions:
         return BuildOptions(
-            namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata
+            namespace=namespace,
+            max_file_bytes=max_file_size,
+            lock_file=lock_file,
+            model_metadata=model_metadata,
+            validate=validation(validate, strict),
         )
 
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
