@@ -111,7 +111,12 @@ def parse_config(function_config: Any) -> KrmConfig:
         raise KrmError(f"functionConfig: {problem}")
     paths = _listed(values["paths"], "paths") if "paths" in values else ()
     namespace = str(values.get("namespace") or config.namespace)
-    output_dir = str(values.get("outputDir") or values.get("output-dir") or config.output_dir).strip("/")
+    given = str(values.get("outputDir") or values.get("output-dir") or config.output_dir)
+    output_dir = given.strip("/")
+    if given.startswith("/") or any(part in ("", ".", "..") for part in output_dir.split("/")):
+        raise KrmError(
+            f"functionConfig outputDir {clip(given)!r} must be a relative folder inside the package (no '..', not absolute)"
+        )
     return KrmConfig(tuple(dict.fromkeys(emit)), namespace, paths, output_dir)
 
 

@@ -111,6 +111,10 @@ def name_collision(folder: Path) -> None:
     (folder / "isvc.yaml").write_text(isvc + "---\n" + twin, encoding="utf-8")
 
 
+def krm_fifo(folder: Path) -> None:
+    os.mkfifo(folder / "fn.fifo")
+
+
 def output_under_a_file(folder: Path) -> None:
     example(folder)
     (folder.parent / "afile").write_text("not a folder\n", encoding="utf-8")
@@ -152,6 +156,7 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
     ),
     "cycle-of-six": six_cycle,
     "hidden-file": example,
+    "krm-config-fifo": krm_fifo,
     "stale-staging-recovered": stale_siblings,
     "output-dir-under-a-file": output_under_a_file,
     "report-file-missing-folder": example,
