@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from omerender.errors import UsageError
+from omerender.names import clip, is_dns_label
 from omerender.output.emit import INPUTS, PASSTHROUGH, kinds_problem
 
 ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
@@ -118,4 +119,6 @@ def settings_from_env(env: Mapping[str, str]) -> Settings:
     if env.get(PARAMETERS, "").strip():
         for name, value in _parameters(env[PARAMETERS]):
             settings = _apply(settings, name, "parameter", value)
+    if not is_dns_label(settings.namespace):
+        raise SettingsError(f"namespace {clip(settings.namespace)!r} is not a DNS-1123 label")
     return settings

@@ -26,7 +26,7 @@ from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions
-from omerender.names import clip
+from omerender.names import clip, is_dns_label
 from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
 from omerender.pipeline import BuildOptions, build_objects
 
@@ -111,6 +111,8 @@ def parse_config(function_config: Any) -> KrmConfig:
         raise KrmError(f"functionConfig: {problem}")
     paths = _listed(values["paths"], "paths") if "paths" in values else ()
     namespace = str(values.get("namespace") or config.namespace)
+    if not is_dns_label(namespace):
+        raise KrmError(f"functionConfig namespace {clip(namespace)!r} is not a DNS-1123 label")
     given = str(values.get("outputDir") or values.get("output-dir") or config.output_dir)
     output_dir = given.strip("/")
     if given.startswith("/") or any(part in ("", ".", "..") for part in output_dir.split("/")):
