@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from omerender.errors import WriteError
 from omerender.output import writer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
@@ -30,8 +31,12 @@ def _tree(folder: Path) -> dict[str, str]:
 
 
 def _siblings(folder: Path) -> list[str]:
+    """Hidden leftovers beside the folder; the lock file (kept, it must outlive every run) is not one."""
+    lock = f".{folder.name}.omerender-lock"
     return sorted(
-        p.name for p in folder.parent.iterdir() if p.name != folder.name and p.name.startswith(f".{folder.name}.")
+        p.name
+        for p in folder.parent.iterdir()
+        if p.name not in (folder.name, lock) and p.name.startswith(f".{folder.name}.")
     )
 
 
@@ -86,7 +91,7 @@ def test_a_write_that_fails_halfway_changes_nothing(tmp_path: Path, monkeypatch:
         return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Path, "write_text", flaky)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(WriteError, match="No space left"):
         writer.write_dir(str(out), {"a.yaml": "a: 2\n", "c.yaml": "c: 2\n"})
     monkeypatch.undo()
     assert _tree(out) == before and _siblings(out) == []
@@ -100,7 +105,7 @@ def test_write_file_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(writer.os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(WriteError, match="Input/output error"):
         writer.write_file(str(target), "new\n")
     monkeypatch.undo()
     assert target.read_text(encoding="utf-8") == "old\n"
@@ -109,6 +114,7 @@ def test_write_file_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_status_file_is_written_whole(run_cli, tmp_path: Path) -> None:
     inputs, status = _inputs(tmp_path), tmp_path / "status" / "runtimes.json"
+    status.parent.mkdir()  # a missing folder is a user error (tests/hostile/status-file-missing-folder)
     result = run_cli("build", str(inputs), "--status-file", str(status))
     assert result.exit_code == 0, result
     listing = json.loads(status.read_text(encoding="utf-8"))

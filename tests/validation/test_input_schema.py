@@ -29,13 +29,23 @@ def _edit(path: Path, old: str, new: str) -> None:
 def test_misspelled_field_is_a_warning_with_its_line_and_is_ignored(run_cli, tree: Path) -> None:
     clean = run_cli("build", "in").stdout
     _edit(tree / "runtime.yaml", "      args:\n", "      imagePullPolcy: Always\n      args:\n")
-    result = run_cli("build", "in")
+    result = run_cli("build", "in", "--validate=warn")
     assert result.exit_code == 0
     assert result.stderr == (
         'in/runtime.yaml:26:7: warning: ServingRuntime sglang-llama-3-2-3b: unknown field "spec.engineConfig.runner.imagePullPolcy" '
         "(kubectl apply rejects it by default; the API server drops it when field validation is off)\n"
     )
     assert result.stdout == clean  # pruned, as the API server prunes it
+
+
+def test_unknown_fields_are_errors_by_default_and_silent_when_ignored(run_cli, tree: Path) -> None:
+    clean = run_cli("build", "in").stdout
+    _edit(tree / "runtime.yaml", "      args:\n", "      imagePullPolcy: Always\n      args:\n")
+    strict = run_cli("build", "in")
+    assert (strict.exit_code, strict.stdout) == (1, "")
+    assert strict.stderr.startswith("in/runtime.yaml:26:7: error: ServingRuntime sglang-llama-3-2-3b: unknown field")
+    ignored = run_cli("build", "in", "--validate=ignore")
+    assert (ignored.exit_code, ignored.stderr, ignored.stdout) == (0, "", clean)
 
 
 def test_strict_makes_unknown_fields_errors(run_cli, tree: Path) -> None:
@@ -67,7 +77,7 @@ def test_wrong_type_is_an_error_and_the_object_is_not_used(run_cli, tree: Path) 
     result = run_cli("build", "in")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "in/isvc.yaml:11:11: error: Runtime sglang-llama-3-2-3b does not support model llama-3-2-3b-instruct: runtime sglang-llama-3-2-3b not found in namespace llama-demo or at cluster scope",
+        "in/isvc.yaml:11:11: error: Runtime sglang-llama-3-2-3b does not support model llama-3-2-3b-instruct: runtime sglang-llama-3-2-3b is invalid, so the API server would not store it: see its error at in/runtime.yaml:21:10",
         "in/runtime.yaml:21:10: error: ServingRuntime sglang-llama-3-2-3b: spec.modelSizeRange.min: 2 is not of type 'string'",
     ]
 
