@@ -121,7 +121,8 @@ def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str |
         return read_text(path, budget, "input" if path == STDIN else "file", stdin), None
     except ReadProblem as problem:
         severity = WARNING if problem.code == "special-file" else ERROR  # a FIFO found in a folder is skipped
-        message = problem.message + ("; skipped" if problem.code == "special-file" else "")
+        special = "not a regular file (FIFO, socket or device); skipped"
+        message = special if problem.code == "special-file" else problem.message
         return None, Diagnostic(path, problem.line, problem.col, severity, message, problem.code)
 
 

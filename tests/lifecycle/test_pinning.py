@@ -138,6 +138,7 @@ def test_lock_refuses_to_write_when_the_build_fails(run_cli, demo):
 
 def test_explicit_lock_file(run_cli, demo, tmp_path):
     target = tmp_path / "elsewhere" / "team.lock"
+    target.parent.mkdir()  # a missing folder is a user error, as for --status-file
     assert run_cli("lock", str(demo), "--lock-file", str(target)).exit_code == 0
     assert target.is_file() and not (demo / "omerender.lock").exists()
     set_sync(demo, auto_sync=False)
