@@ -235,7 +235,7 @@ def test_nothing_to_emit_fails_instead_of_pruning(tmp_path: Path, emit: list[str
 
 def test_an_empty_folder_fails_too(tmp_path: Path) -> None:
     proc = _generate(tmp_path)
-    assert proc.code == 1 and proc.out == "" and "nothing was emitted" in proc.err, proc
+    assert proc.code == 1 and proc.out == "" and "holds no OME object" in proc.err, proc
 
 
 def test_broken_chains_fail_with_short_stderr(tmp_path: Path) -> None:
