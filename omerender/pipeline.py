@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import ome
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
@@ -189,7 +190,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 "ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready",
                 "metadata",
                 "annotations",
-                modes.DEPLOYMENT_MODE,
+                ome.DEPLOYMENT_MODE,
                 code="virtual-deployment",
             )
         )

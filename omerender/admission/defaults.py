@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omerender.data import copy
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import DEPLOYMENT_MODE, REPLICA_DEFAULTS
-from omerender.resolve.merge import copy
 
 ISVC_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _CONTAINER_LISTS = ("containers", "initContainers")
@@ -35,7 +35,7 @@ def _default_pod_ports(pod: Any) -> None:
 
 def runtime_defaults(spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of a runtime spec with the CRD's structural defaults (``protocol: TCP`` on ports)."""
-    out = copy(spec)
+    out: dict[str, Any] = copy(spec)
     for field in ("engineConfig", "decoderConfig", "routerConfig"):
         _default_pod_ports(out.get(field))
     for container in out.get("containers") or []:

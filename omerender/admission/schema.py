@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import best_match
@@ -62,7 +62,7 @@ def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, 
         seen.add(text)
 
 
-_Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})
+_Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})  # type: ignore[no-untyped-call]
 
 
 @cache
@@ -105,7 +105,7 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
     """Issues of one error, each with the keyword that failed."""
     if error.validator == "additionalProperties" and error.validator_value is False:
         known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        for field in error.instance:
+        for field in cast(Iterable[Any], error.instance):
             if field not in known:
                 path = (*error.absolute_path, str(field))
                 message = (
@@ -132,7 +132,7 @@ def _drop_shadowed(found: set[tuple[SchemaIssue, str]]) -> set[SchemaIssue]:
     return {i for i, keyword in found if keyword in ("type", "additionalProperties") or i.path not in typed}
 
 
-def check(obj: dict[str, Any]) -> list[SchemaIssue]:
+def check(obj: Any) -> list[SchemaIssue]:
     """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
     if not isinstance(obj, dict):
         return []

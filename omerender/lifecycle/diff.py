@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import ome
 from omerender.lifecycle.lock import isvc_key, revision_of, runtime_key
 from omerender.resolve import origin
 
@@ -90,7 +91,7 @@ def _path_text(obj: Any, keys: list[Any]) -> str:
 def _config_path(obj: dict[str, Any], keys: list[Any], runner: Any) -> str | None:
     """Where in the component's merged config a rendered object's field comes from, if anywhere."""
     component = str(((obj.get("metadata") or {}).get("labels") or {}).get("component", ""))
-    config = origin.COMPONENT_CONFIG.get(component)
+    config = ome.CONFIG_FIELD.get(component)
     if config is None:
         return None
     if obj.get("kind") == "HorizontalPodAutoscaler" and keys in (["spec", "minReplicas"], ["spec", "maxReplicas"]):
@@ -148,7 +149,7 @@ def _changes(
 
 
 def _runner_name(tree: Any, component: str = "engine") -> Any:
-    return origin.untag(_at(tree, [origin.COMPONENT_CONFIG[component], "runner", "name"]))
+    return origin.untag(_at(tree, [ome.CONFIG_FIELD[component], "runner", "name"]))
 
 
 def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -202,7 +203,7 @@ def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset())
             )
             runner = _runner_name(
                 tree_new if name in new_set else tree_old,
-                component if component in origin.COMPONENT_CONFIG else "engine",
+                component if component in ome.CONFIG_FIELD else "engine",
             )
             objects.append(
                 {

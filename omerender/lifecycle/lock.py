@@ -329,7 +329,8 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
         """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
 
     def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        if data and resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str":
+        tag = resolver.resolve(yaml.ScalarNode, data, (True, False))  # type: ignore[no-untyped-call]
+        if data and tag != "tag:yaml.org,2002:str":
             return rep.represent_scalar("tag:yaml.org,2002:str", data, style="'")
         return rep.represent_str(data)
 

@@ -258,7 +258,7 @@ class Lifecycle:
         ref = _runtime_ref(body)
         runtime = result.universe.runtime_named(str(ref["name"]), isvc.namespace) if ref.get("name") else None
         chain = result.chains.get(id(runtime)) if runtime is not None else None
-        if chain is not None and not chain.ok:
+        if runtime is not None and chain is not None and not chain.ok:
             code = FETCH_ERROR if sync_mode(body) == "live" else PIN_ERROR
             result.diagnostics.append(
                 isvc.diag(
@@ -301,4 +301,4 @@ def relocked(result: Any, records: dict[str, Effective], searched: Any) -> str:
         else:
             broken.add(runtime_key(runtime))
     new = updated(result.lifecycle.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
-    return dump(new, result.lifecycle.lock_text)  # type: ignore[no-any-return]
+    return dump(new, result.lifecycle.lock_text)

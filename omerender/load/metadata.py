@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
+from omerender.data import copy
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
 from omerender.ome import MODEL_KINDS
-from omerender.resolve.merge import copy
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")

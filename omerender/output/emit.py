@@ -248,7 +248,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
 
 def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
     """What the API server keys an object on: API group, kind, namespace and name."""
-    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    meta: dict[str, Any] = body["metadata"] if isinstance(body.get("metadata"), dict) else {}
     group = str(body.get("apiVersion", "")).rpartition("/")[0]
     return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
 

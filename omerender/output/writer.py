@@ -19,10 +19,15 @@ def _umask() -> int:
 
 
 def write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary sibling and a rename."""
+    """Write ``text`` to ``path`` through a temporary sibling and a rename, making missing parent folders.
+
+    Any ``OSError`` becomes a ``WriteError`` that names ``path`` as the user gave it.
+    """
     target = Path(path)
-    if not target.parent.is_dir():
-        raise WriteError(f"{path}: cannot write: folder {str(target.parent)!r} does not exist")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot make its folder: {exc.strerror or exc}") from None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import ome
 from omerender.diagnostics import ERROR, INFO, WARNING
 from omerender.render import accelerators, companions, modelconfig, modes
 from omerender.render import pod as render
@@ -67,7 +68,7 @@ def _autoscaler(
     own = (ctx.body.get("metadata") or {}).get("annotations") or {}
     message = (
         f"[{klass}] is not a supported autoscaler class type"
-        if own.get(companions.AUTOSCALER_CLASS) == klass
+        if own.get(ome.AUTOSCALER_CLASS) == klass
         else f"unknown autoscaler class type: {klass}"
     )
     ctx.locate(f"{klass}", ERROR, message, "autoscaler-class")
@@ -113,7 +114,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     ctx.problems.extend(findings)
     if any(f.severity == ERROR for f in findings):
         return []
-    merged = {c: render.merge_component(ctx, c) for c in modes.COMPONENTS}
+    merged = {c: render.merge_component(ctx, c) for c in ome.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:
         ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code="DeploymentModeError"))
@@ -122,7 +123,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     if config_map is None:
         return []
     objects: list[dict[str, Any]] = [config_map]
-    for component in modes.COMPONENTS:
+    for component in ome.COMPONENTS:
         spec, mode = merged[component], chosen.get(component)
         if spec is None or mode is None:
             continue
@@ -155,7 +156,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     if external is not None:
         objects.append(external)
     annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(companions.INGRESS_DISABLE_CREATION, "true") != "true":
+    if annotations.get(ome.INGRESS_DISABLE_CREATION, "true") != "true":
         message = "ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
         ctx.problems.append(
             ctx.isvc.diag(
@@ -163,7 +164,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                 message,
                 "metadata",
                 "annotations",
-                companions.INGRESS_DISABLE_CREATION,
+                ome.INGRESS_DISABLE_CREATION,
                 code="ingress-not-rendered",
             )
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
@@ -49,8 +50,8 @@ def index(objects: list[Obj]) -> tuple[Universe, list[Diagnostic]]:
         if not obj.is_ome:
             universe.others.append(obj)
             continue
-        table: dict  # type: ignore[type-arg]
-        key: object
+        table: dict[Any, Obj]
+        key: Any
         if obj.kind == CSR:
             table, key = universe.cluster_runtimes, obj.name
         elif obj.kind == SR:

@@ -149,6 +149,8 @@ def full_validator(version: str, kind: str, api_version: str) -> Any:
     from referencing import Registry, Resource
 
     schema = _schema(version, kind, api_version)
+    if schema is None:
+        raise KeyError(f"no schema for {api_version} {kind} in Kubernetes {version}")
     definitions = Resource.from_contents(_definitions(version))
     registry: Any = Registry().with_resource(definitions.id() or "", definitions)
     return Draft202012Validator(schema, registry=registry)
