@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omerender import ome
+from omerender import codes, ome
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
@@ -61,7 +61,7 @@ def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
 def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:
     ref = body["spec"].get("model")
     if not isinstance(ref, dict) or not ref.get("name"):
-        return None, isvc.diag(ERROR, "model reference is required", "spec", code="RuntimeFetchError")
+        return None, isvc.diag(ERROR, "model reference is required", "spec", code=codes.RUNTIME_FETCH_ERROR)
     name = str(ref["name"])
     model = universe.model_named(name, isvc.namespace)
     if model is None:
@@ -69,10 +69,10 @@ def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
             f"referenced model {name!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in this "
             "namespace or a ClusterBaseModel exists cluster-wide with this name"
         )
-        return None, isvc.diag(ERROR, message, "spec", "model", "name", code="ModelReconcileError")
+        return None, isvc.diag(ERROR, message, "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR)
     if model.spec.get("disabled") is True:
         return None, isvc.diag(
-            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code="ModelReconcileError"
+            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR
         )
     return model, None
 
@@ -84,12 +84,12 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
     model_name = model.name
     if runtime is None:
         message = f"Runtime {name} does not support model {model_name}: runtime {name} not found in namespace {isvc.namespace} or at cluster scope"
-        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
     chain = result.chains[id(runtime)]
     if not chain.ok:
         message = f"Runtime {name} does not support model {model_name}: {chain.message}"
-        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
     assert chain.spec is not None
     spec = matching.apply_format_defaults(chain.spec)
@@ -102,7 +102,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
                 "(in a cluster the model agent fills it in); add spec.modelFormat {name, version}, spec.modelFramework, "
                 "spec.modelArchitecture and spec.modelParameterSize, or supply them with --model-metadata",
                 "spec",
-                code="model-metadata-missing",
+                code=codes.MODEL_METADATA_MISSING,
             )
         )
     else:
@@ -111,7 +111,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         )
         if reason is not None:
             message = f"Runtime {name} does not support model {model_name}: {reason}"
-            result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+            result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
             return None
     return runtime, chain
 
@@ -126,7 +126,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
     selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"
-        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code="RuntimeSelectionError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code=codes.RUNTIME_SELECTION_ERROR))
         result.diagnostics.extend(selection_notes(isvc, selection))
         return None
     chosen = selection.chosen
@@ -140,7 +140,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
             INFO,
             f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)",
             "spec",
-            code="runtime-selected",
+            code=codes.RUNTIME_SELECTED,
         )
     )
     result.diagnostics.extend(selection_notes(isvc, selection))
@@ -151,7 +151,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
                 WARNING,
                 f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by namespace or name order; name the runtime in spec.runtime.name",
                 "spec",
-                code="selection-tie",
+                code=codes.SELECTION_TIE,
             )
         )
     if INHERIT_FROM in runtime.annotations:
@@ -161,7 +161,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
                 f"OME selected {chosen.name}, which inherits from {runtime.annotations[INHERIT_FROM]}; a selected runtime is "
                 "rendered from its own spec without inheritance, so name the runtime in spec.runtime.name instead",
                 "spec",
-                code="selected-runtime-inherits",
+                code=codes.SELECTED_RUNTIME_INHERITS,
             )
         )
         return runtime, Chain(runtime, (runtime,), "Resolved", "", runtime.spec)
@@ -191,7 +191,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 "metadata",
                 "annotations",
                 ome.DEPLOYMENT_MODE,
-                code="virtual-deployment",
+                code=codes.VIRTUAL_DEPLOYMENT,
             )
         )
         return []
@@ -202,7 +202,9 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             found = _selected_runtime(result, isvc, model)
     except matching.OMEPanic as exc:
         result.diagnostics.append(
-            isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic")
+            isvc.diag(
+                ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code=codes.OME_PANIC
+            )
         )
         return []
     if result.lifecycle is not None:
@@ -219,7 +221,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 ERROR,
                 "engine component is required (write engine: {} to take the runtime's engineConfig)",
                 "spec",
-                code="DeploymentModeError",
+                code=codes.DEPLOYMENT_MODE_ERROR,
             )
         )
         return []

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.obj import Obj
 
@@ -113,7 +114,7 @@ def read(path: str) -> tuple[Lock | None, str | None, list[Diagnostic]]:
     try:
         text = target.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return None, None, [Diagnostic(path, 1, 1, ERROR, f"cannot read lock file: {exc}", "lock-invalid")]
+        return None, None, [Diagnostic(path, 1, 1, ERROR, f"cannot read lock file: {exc}", codes.LOCK_INVALID)]
     lock, problems = parse(text, path)
     return lock, text, problems
 
@@ -182,7 +183,7 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
 
     def problem(message: str, *keys: str, at: tuple[int, int] | None = None) -> Diagnostic:
         line, col = at or locate(*keys)
-        return Diagnostic(path, line, col, ERROR, message, "lock-invalid", json_path(keys) if keys else "")
+        return Diagnostic(path, line, col, ERROR, message, codes.LOCK_INVALID, json_path(keys) if keys else "")
 
     try:
         data = _plain(YAML(typ="safe").load(text))

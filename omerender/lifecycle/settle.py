@@ -20,6 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
 from omerender.lifecycle.lock import (
     LastGood,
@@ -36,10 +37,10 @@ from omerender.lifecycle.lock import (
 from omerender.resolve.inherit import RESOLVED, Chain
 
 PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = (
-    "RuntimePinError",
-    "RuntimeFetchError",
-    "RuntimeValidationError",
-    "RuntimeDrifted",
+    codes.RUNTIME_PIN_ERROR,
+    codes.RUNTIME_FETCH_ERROR,
+    codes.RUNTIME_VALIDATION_ERROR,
+    codes.RUNTIME_DRIFTED,
 )
 
 
@@ -197,7 +198,7 @@ class Lifecycle:
                     f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this InferenceService; "
                     f"rendering the live merged spec (revision {record.live_revision}); run `omerender lock` to pin it"
                 )
-                result.diagnostics.append(isvc.diag(WARNING, message, "spec", "runtime", code="runtime-not-locked"))
+                result.diagnostics.append(isvc.diag(WARNING, message, "spec", "runtime", code=codes.RUNTIME_NOT_LOCKED))
             else:
                 wanted = locked
                 if wanted != record.live_revision and self._unusable(wanted):
@@ -207,7 +208,7 @@ class Lifecycle:
             record.revision, record.spec, record.chain, record.source = wanted, chain.spec, tuple(chain.names), "live"
             if locked is not None and locked != wanted and record.sync == "live":
                 message = f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is {wanted}"
-                result.diagnostics.append(isvc.diag(INFO, message, "spec", "runtime", code="runtime-rollout"))
+                result.diagnostics.append(isvc.diag(INFO, message, "spec", "runtime", code=codes.RUNTIME_ROLLOUT))
             return found
         assert wanted is not None
         snapshot = self._snapshot(record, wanted)

@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from omerender import codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
@@ -33,7 +34,7 @@ from omerender.ome import MODEL_KINDS
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
 MAX_BYTES = 10 * 1024 * 1024
-CODE = "model-metadata"
+CODE = codes.MODEL_METADATA
 
 
 class _Reader:

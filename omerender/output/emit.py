@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
@@ -169,10 +170,10 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
     for source in sources:
         where = find_scalar(source.node, found[0])
         if where is not None:
-            return Diagnostic(source.path, where[0], where[1], severity, message, "flux-substitution")
+            return Diagnostic(source.path, where[0], where[1], severity, message, codes.FLUX_SUBSTITUTION)
     if sources:
-        return sources[0].diag(severity, message, "metadata", "name", code="flux-substitution")
-    return Diagnostic("<output>", 1, 1, severity, message, "flux-substitution")
+        return sources[0].diag(severity, message, "metadata", "name", code=codes.FLUX_SUBSTITUTION)
+    return Diagnostic("<output>", 1, 1, severity, message, codes.FLUX_SUBSTITUTION)
 
 
 def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
@@ -273,7 +274,9 @@ def _one_object_per_name(selection: Selection, options: EmitOptions) -> None:
             if clash is not None:
                 where = clash if source is None else source
                 message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
-                selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
+                selection.diagnostics.append(
+                    where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT)
+                )
             continue
         seen[key] = source
         kept.append((source, body))

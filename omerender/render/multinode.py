@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR
 from omerender.render import pod as render
@@ -76,7 +77,7 @@ def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]
                 f"add {component}.worker with a size",
                 "spec",
                 component,
-                code="ome-panic",
+                code=codes.OME_PANIC,
             )
         )
         return []

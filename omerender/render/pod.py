@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from omerender import codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, Severity
 from omerender.load.obj import Obj
@@ -98,7 +99,7 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
                 "spec",
                 component,
                 "runner",
-                code="runner-without-name",
+                code=codes.RUNNER_WITHOUT_NAME,
             )
         )
     return merged
@@ -227,7 +228,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
                 "no containers found in pod spec and no runner spec provided",
                 "spec",
                 component,
-                code="no-containers",
+                code=codes.NO_CONTAINERS,
             )
         )
         return None
@@ -243,7 +244,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
     pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
         ctx.locate(
-            problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text
+            problem.action, ERROR if problem.fatal else WARNING, problem.message, codes.PLACEHOLDER, text=problem.text
         )
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import BASE_MODEL as BM
@@ -71,7 +72,7 @@ def index(objects: list[Obj]) -> tuple[Universe, list[Diagnostic]]:
                     f"duplicate {_describe(obj)}: also defined at {first.path}:{line}",
                     "metadata",
                     "name",
-                    code="duplicate-object",
+                    code=codes.DUPLICATE_OBJECT,
                 )
             )
             continue

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
@@ -15,10 +16,10 @@ from omerender.resolve.index import Universe
 from omerender.resolve.merge import merge_chain
 
 RESOLVED = "Resolved"
-PARENT_NOT_FOUND = "ParentNotFound"
-INHERITANCE_CYCLE = "InheritanceCycle"
-MAX_DEPTH_EXCEEDED = "MaxDepthExceeded"
-RESOLVER_ERROR = "ResolverError"
+PARENT_NOT_FOUND = codes.PARENT_NOT_FOUND
+INHERITANCE_CYCLE = codes.INHERITANCE_CYCLE
+MAX_DEPTH_EXCEEDED = codes.MAX_DEPTH_EXCEEDED
+RESOLVER_ERROR = codes.RESOLVER_ERROR
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def profile_problem(runtime: Obj) -> Diagnostic | None:
             ERROR,
             f'runtimes carrying {RUNTIME_PROFILE}="true" must also set spec.disabled: true',
             *keys,
-            code="ProfileNotDisabled",
+            code=codes.PROFILE_NOT_DISABLED,
         )
     return None
 

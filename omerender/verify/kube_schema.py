@@ -18,6 +18,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
@@ -211,5 +212,5 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         for issue in issues or []:
             at = f"{dotted(issue.path)}: " if issue.path else ""
             message = f"rendered {obj.get('kind')} {name} fails the Kubernetes {version} schema: {at}{issue.message}"
-            found.append(isvc.diag(ERROR, message, *where, code="kube-schema"))
+            found.append(isvc.diag(ERROR, message, *where, code=codes.KUBE_SCHEMA))
     return found

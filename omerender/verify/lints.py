@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import CONFIG_FIELD
@@ -69,7 +70,7 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
                     f"through Go's html/template, so every InferenceService using runtime {runtime.name} fails with "
                     '"failed to replace placeholders in container"; move the text into a ConfigMap-backed env or file'
                 )
-                out.append(runtime.diag(WARNING, message, *path, code="runtime-template"))
+                out.append(runtime.diag(WARNING, message, *path, code=codes.RUNTIME_TEMPLATE))
     return out
 
 
@@ -97,13 +98,13 @@ def size_range_finding(runtime: Obj, chain: Chain | None, auto_selecting: bool =
             "panic) for any model with modelParameterSize whose format this runtime supports"
         )
         return runtime.diag(
-            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code="size-range-one-sided"
+            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED
         )
     message = (
         f"modelSizeRange sets no {missing[0]}: OME's matcher dereferences both bounds, so the controller crashes "
         f"(nil-pointer panic) when it checks a model with modelParameterSize against runtime {runtime.name}; set both"
     )
-    return runtime.diag(ERROR, message, "spec", "modelSizeRange", code="size-range-one-sided")
+    return runtime.diag(ERROR, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED)
 
 
 def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnostic]:
@@ -123,7 +124,7 @@ def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnost
                     "env/args overrides (and no PARALLELISM_SIZE) in a cluster, none of which is rendered",
                     "spec",
                     "acceleratorRequirements",
-                    code="accelerator-not-modelled",
+                    code=codes.ACCELERATOR_NOT_MODELLED,
                 )
             )
         out.extend(template_findings(runtime))
