@@ -123,7 +123,10 @@ INVALID_NAME = _code(
     "invalid-name", ERROR, "a name or namespace that is not a valid DNS label or subdomain", "Kubernetes"
 )
 REPLICAS_OVERRIDDEN = _code(
-    "replicas-overridden", WARNING, "replicas the runtime sets are overridden by OME's webhook defaults", "OME isvc defaulter"
+    "replicas-overridden",
+    WARNING,
+    "replicas the runtime sets are overridden by OME's webhook defaults",
+    "OME isvc defaulter",
 )
 DECODER_WITHOUT_ENGINE = _code("decoder-without-engine", ERROR, "a decoder without an engine", "OME isvc validator")
 
@@ -208,4 +211,3 @@ def markdown_table() -> str:
     rows = ["| code | severity | meaning | mirrors |", "| --- | --- | --- | --- |"]
     rows += [f"| `{c.code}` | {c.severity} | {c.summary} | {c.mirrors} |" for c in CATALOGUE.values()]
     return "\n".join(rows) + "\n"
-

@@ -16,7 +16,7 @@ from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.render import components, modes
 from omerender.render import pod as render
-from omerender.resolve.index import Universe, index
+from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import Chain, resolve_all
 from omerender.selection import matching, scoring
 from omerender.selection.notes import selection_notes
@@ -41,7 +41,7 @@ class BuildOptions:
 @dataclass
 class BuildResult:
     universe: Universe
-    chains: dict[int, Chain]
+    chains: dict[str, Chain]
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
@@ -86,7 +86,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         message = f"Runtime {name} does not support model {model_name}: runtime {name} not found in namespace {isvc.namespace} or at cluster scope"
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
-    chain = result.chains[id(runtime)]
+    chain = result.chains[runtime_key(runtime)]
     if not chain.ok:
         message = f"Runtime {name} does not support model {model_name}: {chain.message}"
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
@@ -165,7 +165,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
             )
         )
         return runtime, Chain(runtime, (runtime,), "Resolved", "", runtime.spec)
-    return runtime, result.chains[id(runtime)]
+    return runtime, result.chains[runtime_key(runtime)]
 
 
 def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
@@ -179,7 +179,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if model is None:
         result.diagnostics.append(problem)  # type: ignore[arg-type]
         if result.lifecycle is not None:
-            result.lifecycle.without_model(result, isvc, body)
+            result.diagnostics.extend(result.lifecycle.without_model(result.universe, result.chains, isvc, body))
         return []
     ref = body["spec"].get("runtime")
     mark = len(result.diagnostics)
@@ -208,7 +208,11 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         )
         return []
     if result.lifecycle is not None:
-        found = result.lifecycle.settle(result, isvc, body, found, mark)
+        lookup = result.diagnostics[mark:]
+        del result.diagnostics[mark:]
+        settled = result.lifecycle.settle(result.universe, result.chains, isvc, body, found, lookup)
+        found = settled.found
+        result.diagnostics.extend(settled.diagnostics)
     if found is None:
         return []
     runtime, chain = found

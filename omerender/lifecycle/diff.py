@@ -16,8 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import ome
-from omerender.lifecycle.lock import isvc_key, revision_of, runtime_key
+from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.resolve import origin
+from omerender.resolve.index import runtime_key
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
@@ -26,7 +27,7 @@ TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
 def runtime_revisions(result: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for runtime in result.universe.all_runtimes():
-        chain = result.chains[id(runtime)]
+        chain = result.chains[runtime_key(runtime)]
         out[runtime_key(runtime)] = (
             revision_of(chain.spec) if chain.ok and chain.spec is not None else f"broken ({chain.reason})"
         )

@@ -32,6 +32,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.obj import Obj
+from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
 API_VERSION = "omerender.io/v1alpha1"
@@ -46,10 +47,6 @@ SYNC_MODES = ("live", "snapshot", "revision")
 def revision_of(spec: dict[str, Any]) -> str:
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:10]
-
-
-def runtime_key(runtime: Obj) -> str:
-    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
 
 
 def isvc_key(isvc: Obj) -> str:
@@ -357,8 +354,10 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
     return out.getvalue()
 
 
-def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[int, list[str]]:
-    """Per ``id()`` of each runtime the lock knows, the last chain of it that resolved."""
+def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[str, list[str]]:
+    """Per runtime key of each runtime the lock knows, the last chain of it that resolved."""
     if lock is None:
         return {}
-    return {id(r): list(lock.runtimes[runtime_key(r)].chain) for r in runtimes if runtime_key(r) in lock.runtimes}
+    return {
+        runtime_key(r): list(lock.runtimes[runtime_key(r)].chain) for r in runtimes if runtime_key(r) in lock.runtimes
+    }

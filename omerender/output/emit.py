@@ -26,6 +26,7 @@ from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def flatten(runtime: Obj, chain: Chain) -> dict[str, Any]:
 
 
 def _ome_order(result: BuildResult, obj: Obj) -> tuple[int, int, str, str]:
-    depth = len(result.chains[id(obj)].runtimes) if obj.kind in (CSR, SR) else 0
+    depth = len(result.chains[runtime_key(obj)].runtimes) if obj.kind in (CSR, SR) else 0
     return (_KIND_ORDER.get(obj.kind, 9), depth, obj.namespace, obj.name)
 
 
@@ -124,7 +125,7 @@ def _ome_objects(result: BuildResult) -> list[Obj]:
 def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
     if runtime is None:
         return []
-    chain = result.chains.get(id(runtime))
+    chain = result.chains.get(runtime_key(runtime))
     return list(reversed(chain.runtimes)) if chain is not None else [runtime]
 
 
@@ -223,7 +224,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if not options.owned(obj):
                 continue
             if FLATTENED in kinds and obj.kind in (CSR, SR):
-                chain = result.chains[id(obj)]
+                chain = result.chains[runtime_key(obj)]
                 if not is_profile(obj):
                     ome.append((obj, flatten(obj, chain), _chain_sources(result, obj)))
             else:

@@ -14,6 +14,11 @@ from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import SERVING_RUNTIME as SR
 
 
+def runtime_key(runtime: Obj) -> str:
+    """How chains, status and the lock name a runtime: ``Kind/name`` or ``Kind/namespace/name``."""
+    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
+
+
 @dataclass
 class Universe:
     cluster_runtimes: dict[str, Obj] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from omerender.load.obj import Obj
 from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
 from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
 from omerender.ome import SERVING_RUNTIME as SR
-from omerender.resolve.index import Universe
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.merge import merge_chain
 
 RESOLVED = "Resolved"
@@ -120,13 +120,13 @@ def chain_problem(chain: Chain) -> Diagnostic | None:
     return chain.runtime.diag(ERROR, chain.message, "metadata", "annotations", INHERIT_FROM, code=chain.reason)
 
 
-def resolve_all(universe: Universe) -> tuple[dict[int, Chain], list[Diagnostic]]:
-    """Resolve every runtime; chains keyed by ``id()`` of the runtime object."""
-    chains: dict[int, Chain] = {}
+def resolve_all(universe: Universe) -> tuple[dict[str, Chain], list[Diagnostic]]:
+    """Resolve every runtime; chains keyed by ``runtime_key``."""
+    chains: dict[str, Chain] = {}
     problems: list[Diagnostic] = []
     for runtime in universe.all_runtimes():
         chain = resolve(universe, runtime)
-        chains[id(runtime)] = chain
+        chains[runtime_key(runtime)] = chain
         for problem in (chain_problem(chain), profile_problem(runtime)):
             if problem is not None:
                 problems.append(problem)

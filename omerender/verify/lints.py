@@ -14,7 +14,7 @@ from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import CONFIG_FIELD
 from omerender.render.placeholders import scan
-from omerender.resolve.index import Universe
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import Chain, parent_name
 
 CONFIGS = tuple(CONFIG_FIELD.values())
@@ -107,12 +107,12 @@ def size_range_finding(runtime: Obj, chain: Chain | None, auto_selecting: bool =
     return runtime.diag(ERROR, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED)
 
 
-def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnostic]:
+def runtime_lints(universe: Universe, chains: dict[str, Chain]) -> list[Diagnostic]:
     """Per-runtime findings, reported whether or not an InferenceService uses the runtime."""
     out: list[Diagnostic] = []
     auto_selecting = _auto_selecting(universe)
     for runtime in universe.all_runtimes():
-        found = size_range_finding(runtime, chains.get(id(runtime)), auto_selecting)
+        found = size_range_finding(runtime, chains.get(runtime_key(runtime)), auto_selecting)
         if found is not None:
             out.append(found)
         if runtime.spec.get("acceleratorRequirements") is not None:
