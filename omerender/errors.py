@@ -23,5 +23,8 @@ class UsageError(OmerenderError):
     exit_code = EXIT_USAGE
 
 
-class WriteError(OmerenderError):
-    """An output (file, folder, stdout) cannot be written; the message names the user's path (exit 1)."""
+class WriteError(OmerenderError, OSError):
+    """An output (file, folder, stdout) cannot be written; the message names the user's path (exit 1).
+
+    It is an ``OSError`` too, so callers that handle OS failures keep working.
+    """

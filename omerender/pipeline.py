@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import codes, ome
 from omerender.admission import annotations as metadata_checks
 from omerender.admission import defaults as admission
 from omerender.admission import validate
@@ -20,7 +21,7 @@ from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.render import components, modes
 from omerender.render import pod as render
-from omerender.resolve.index import Universe, index
+from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import Chain, resolve_all
 from omerender.selection import matching, scoring
 from omerender.selection.notes import selection_notes
@@ -52,7 +53,7 @@ class BuildOptions:
 @dataclass
 class BuildResult:
     universe: Universe
-    chains: dict[int, Chain]
+    chains: dict[str, Chain]
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
@@ -73,7 +74,7 @@ def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
 def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:
     ref = body["spec"].get("model")
     if not isinstance(ref, dict) or not ref.get("name"):
-        return None, isvc.diag(ERROR, "model reference is required", "spec", code="RuntimeFetchError")
+        return None, isvc.diag(ERROR, "model reference is required", "spec", code=codes.RUNTIME_FETCH_ERROR)
     name = str(ref["name"])
     model = universe.model_named(name, isvc.namespace)
     if model is None:
@@ -82,10 +83,10 @@ def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
             f"referenced model {clip(name)!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in "
             "this namespace or a ClusterBaseModel exists cluster-wide with this name" + hint(name, candidates)
         )
-        return None, isvc.diag(ERROR, message, "spec", "model", "name", code="ModelReconcileError")
+        return None, isvc.diag(ERROR, message, "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR)
     if model.spec.get("disabled") is True:
         return None, isvc.diag(
-            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code="ModelReconcileError"
+            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR
         )
     return model, None
 
@@ -107,12 +108,12 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
                 f"Runtime {clip(name)} does not support model {model_name}: runtime {clip(name)} is invalid, so the API "
                 f"server would not store it: see its error at {refused.path}:{refused.line}:{refused.col}"
             )
-        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
-    chain = result.chains[id(runtime)]
+    chain = result.chains[runtime_key(runtime)]
     if not chain.ok:
         message = f"Runtime {name} does not support model {model_name}: {chain.message}"
-        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
     assert chain.spec is not None
     spec = matching.apply_format_defaults(chain.spec)
@@ -125,7 +126,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
                 "(in a cluster the model agent fills it in); add spec.modelFormat {name, version}, spec.modelFramework, "
                 "spec.modelArchitecture and spec.modelParameterSize, or supply them with --model-metadata",
                 "spec",
-                code="model-metadata-missing",
+                code=codes.MODEL_METADATA_MISSING,
             )
         )
     else:
@@ -134,7 +135,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         )
         if reason is not None:
             message = f"Runtime {name} does not support model {model_name}: {reason}"
-            result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+            result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
             return None
     return runtime, chain
 
@@ -149,7 +150,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
     selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"
-        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code="RuntimeSelectionError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code=codes.RUNTIME_SELECTION_ERROR))
         result.diagnostics.extend(selection_notes(isvc, selection))
         return None
     chosen = selection.chosen
@@ -163,7 +164,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
             INFO,
             f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)",
             "spec",
-            code="runtime-selected",
+            code=codes.RUNTIME_SELECTED,
         )
     )
     result.diagnostics.extend(selection_notes(isvc, selection))
@@ -174,7 +175,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
                 WARNING,
                 f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by namespace or name order; name the runtime in spec.runtime.name",
                 "spec",
-                code="selection-tie",
+                code=codes.SELECTION_TIE,
             )
         )
     if INHERIT_FROM in runtime.annotations:
@@ -184,11 +185,11 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
                 f"OME selected {chosen.name}, which inherits from {runtime.annotations[INHERIT_FROM]}; a selected runtime is "
                 "rendered from its own spec without inheritance, so name the runtime in spec.runtime.name instead",
                 "spec",
-                code="selected-runtime-inherits",
+                code=codes.SELECTED_RUNTIME_INHERITS,
             )
         )
         return runtime, Chain(runtime, (runtime,), "Resolved", "", runtime.spec)
-    return runtime, result.chains[id(runtime)]
+    return runtime, result.chains[runtime_key(runtime)]
 
 
 def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
@@ -202,7 +203,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if model is None:
         result.diagnostics.append(problem)  # type: ignore[arg-type]
         if result.lifecycle is not None:
-            result.lifecycle.without_model(result, isvc, body)
+            result.diagnostics.extend(result.lifecycle.without_model(result.universe, result.chains, isvc, body))
         return []
     ref = body["spec"].get("runtime")
     mark = len(result.diagnostics)
@@ -213,8 +214,8 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 "ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready",
                 "metadata",
                 "annotations",
-                modes.DEPLOYMENT_MODE,
-                code="virtual-deployment",
+                ome.DEPLOYMENT_MODE,
+                code=codes.VIRTUAL_DEPLOYMENT,
             )
         )
         return []
@@ -225,11 +226,17 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             found = _selected_runtime(result, isvc, model)
     except matching.OMEPanic as exc:
         result.diagnostics.append(
-            isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic")
+            isvc.diag(
+                ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code=codes.OME_PANIC
+            )
         )
         return []
     if result.lifecycle is not None:
-        found = result.lifecycle.settle(result, isvc, body, found, mark)
+        lookup = result.diagnostics[mark:]
+        del result.diagnostics[mark:]
+        settled = result.lifecycle.settle(result.universe, result.chains, isvc, body, found, lookup)
+        found = settled.found
+        result.diagnostics.extend(settled.diagnostics)
     if found is None:
         return []
     runtime, chain = found
@@ -242,7 +249,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 ERROR,
                 "engine component is required (write engine: {} to take the runtime's engineConfig)",
                 "spec",
-                code="DeploymentModeError",
+                code=codes.DEPLOYMENT_MODE_ERROR,
             )
         )
         return []

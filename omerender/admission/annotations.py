@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from omerender import codes
 from omerender.diagnostics import WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.names import clip
@@ -28,14 +29,14 @@ def _inherit_from(obj: Obj) -> Diagnostic | None:
             WARNING,
             f"{INHERIT_FROM} on {obj.kind} {obj.name} does nothing: only ServingRuntimes and ClusterServingRuntimes inherit",
             *where,
-            code="inherit-from-ignored",
+            code=codes.INHERIT_FROM_IGNORED,
         )
     if value is None or value == "":
         return obj.diag(
             WARNING,
             f"{INHERIT_FROM} is {'empty' if value == '' else 'null'}: {obj.kind} {obj.name} inherits from no parent",
             *where,
-            code="inherit-from-empty",
+            code=codes.INHERIT_FROM_EMPTY,
         )
     return None
 
@@ -51,7 +52,7 @@ def _cluster_namespace(obj: Obj) -> Diagnostic | None:
         f"namespaced kind{' ServingRuntime' if obj.kind == 'ClusterServingRuntime' else ' BaseModel'})",
         "metadata",
         "namespace",
-        code="cluster-scoped-namespace",
+        code=codes.CLUSTER_SCOPED_NAMESPACE,
     )
 
 

@@ -32,10 +32,12 @@ from typing import Any
 
 import yaml
 
+from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import parse_documents
+from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
 API_VERSION = "omerender.io/v1alpha1"
@@ -50,10 +52,6 @@ SYNC_MODES = ("live", "snapshot", "revision")
 def revision_of(spec: dict[str, Any]) -> str:
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:10]
-
-
-def runtime_key(runtime: Obj) -> str:
-    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
 
 
 def isvc_key(isvc: Obj) -> str:
@@ -129,7 +127,7 @@ def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | No
     try:
         text = read_text(path, budget or Budget(), "lock file")
     except ReadProblem as refused:
-        return None, None, [Diagnostic(path, refused.line, refused.col, ERROR, refused.message, "lock-invalid")]
+        return None, None, [Diagnostic(path, refused.line, refused.col, ERROR, refused.message, codes.LOCK_INVALID)]
     try:
         for _ in parse_documents(text):
             pass
@@ -140,7 +138,7 @@ def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | No
         return (
             None,
             None,
-            [Diagnostic(path, line, col, ERROR, f"lock file is not valid YAML: {problem}", "lock-invalid")],
+            [Diagnostic(path, line, col, ERROR, f"lock file is not valid YAML: {problem}", codes.LOCK_INVALID)],
         )
     except RecursionError:
         return None, None, [_unreadable(path, "lock file nests too deeply to read")]
@@ -149,7 +147,7 @@ def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | No
 
 
 def _unreadable(path: str, message: str) -> Diagnostic:
-    return Diagnostic(path, 1, 1, ERROR, message, "lock-invalid")
+    return Diagnostic(path, 1, 1, ERROR, message, codes.LOCK_INVALID)
 
 
 def _plain(value: Any) -> Any:
@@ -216,7 +214,7 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
 
     def problem(message: str, *keys: str, at: tuple[int, int] | None = None) -> Diagnostic:
         line, col = at or locate(*keys)
-        return Diagnostic(path, line, col, ERROR, message, "lock-invalid", json_path(keys) if keys else "")
+        return Diagnostic(path, line, col, ERROR, message, codes.LOCK_INVALID, json_path(keys) if keys else "")
 
     try:
         data = _plain(YAML(typ="safe").load(text))
@@ -363,7 +361,8 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
         """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
 
     def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        if data and resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str":
+        tag = resolver.resolve(yaml.ScalarNode, data, (True, False))  # type: ignore[no-untyped-call]
+        if data and tag != "tag:yaml.org,2002:str":
             return rep.represent_scalar("tag:yaml.org,2002:str", data, style="'")
         return rep.represent_str(data)
 
@@ -389,8 +388,10 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
     return out.getvalue()
 
 
-def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[int, list[str]]:
-    """Per ``id()`` of each runtime the lock knows, the last chain of it that resolved."""
+def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[str, list[str]]:
+    """Per runtime key of each runtime the lock knows, the last chain of it that resolved."""
     if lock is None:
         return {}
-    return {id(r): list(lock.runtimes[runtime_key(r)].chain) for r in runtimes if runtime_key(r) in lock.runtimes}
+    return {
+        runtime_key(r): list(lock.runtimes[runtime_key(r)].chain) for r in runtimes if runtime_key(r) in lock.runtimes
+    }

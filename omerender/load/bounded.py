@@ -18,6 +18,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from omerender import codes
 from omerender.load.yamlio import ParsedDocument, count_nodes, parse_documents, possible_nodes
 
 MIB = 1024 * 1024
@@ -54,7 +55,7 @@ class Budget:
             raise ReadProblem(
                 f"the inputs hold more than {self.max_total_bytes} bytes in all (this file would bring them to "
                 f"{self.bytes_read + size}); split the run",
-                "run-too-large",
+                codes.RUN_TOO_LARGE,
             )
         self.bytes_read += size
 
@@ -80,22 +81,24 @@ def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..
         try:
             fd = _open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
         except OSError as exc:
-            raise ReadProblem(f"cannot read {what}: {exc.strerror}", "input-unreadable") from None
+            raise ReadProblem(f"cannot read {what}: {exc.strerror}", codes.INPUT_UNREADABLE) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise ReadProblem(f"{what} is not a regular file (a FIFO, socket or device); not read", "special-file")
+                raise ReadProblem(
+                    f"{what} is not a regular file (a FIFO, socket or device); not read", codes.SPECIAL_FILE
+                )
             if st.st_size > cap:
                 raise ReadProblem(
                     f"{what} is {st.st_size} bytes, over the {cap}-byte cap (--max-file-size)", "file-too-large"
                 )
             raw = _read_fd(fd, cap)
         except OSError as exc:
-            raise ReadProblem(f"cannot read {what}: {exc.strerror}", "input-unreadable") from None
+            raise ReadProblem(f"cannot read {what}: {exc.strerror}", codes.INPUT_UNREADABLE) from None
         finally:
             os.close(fd)
     if len(raw) > cap:
-        raise ReadProblem(f"{what} is over the {cap}-byte cap (--max-file-size)", "file-too-large")
+        raise ReadProblem(f"{what} is over the {cap}-byte cap (--max-file-size)", codes.FILE_TOO_LARGE)
     budget.charge_bytes(len(raw))
     return raw
 
@@ -109,7 +112,7 @@ def decode(raw: bytes, what: str = "file") -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ReadProblem(f"{what} is not valid UTF-8", "encoding", line=line, col=col) from None
+        raise ReadProblem(f"{what} is not valid UTF-8", codes.ENCODING, line=line, col=col) from None
     return text.replace("\r\n", "\n")
 
 

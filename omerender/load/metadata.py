@@ -23,17 +23,18 @@ from typing import Any
 
 import yaml
 
+from omerender import codes
+from omerender.data import copy
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
 from omerender.ome import MODEL_KINDS
-from omerender.resolve.merge import copy
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
 MAX_BYTES = 10 * 1024 * 1024
-CODE = "model-metadata"
+CODE = codes.MODEL_METADATA
 
 
 class _Reader:

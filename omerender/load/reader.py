@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from omerender import codes
 from omerender.data import drop_nulls, string_keys
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.hints import hint
@@ -62,7 +63,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
             continue
         root = Path(given)
         if not root.exists() and not root.is_symlink():
-            problems.append(Diagnostic(given, 1, 1, ERROR, "no such file or directory", "input-missing"))
+            problems.append(Diagnostic(given, 1, 1, ERROR, "no such file or directory", codes.INPUT_MISSING))
             continue
         if not root.is_dir():
             found.append(_display(root))
@@ -79,7 +80,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     if _within(Path(os.path.realpath(full)), real_roots):
                         problems.append(
                             Diagnostic(
-                                _display(full), 1, 1, WARNING, "symlinked directory not followed", "symlink-skipped"
+                                _display(full), 1, 1, WARNING, "symlinked directory not followed", codes.SYMLINK_SKIPPED
                             )
                         )
                     else:
@@ -90,7 +91,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                                 1,
                                 ERROR,
                                 "symlink points outside the input paths; refusing to follow it",
-                                "symlink-outside",
+                                codes.SYMLINK_OUTSIDE,
                             )
                         )
                     continue
@@ -108,7 +109,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                             1,
                             ERROR,
                             "symlink points outside the input paths; refusing to follow it",
-                            "symlink-outside",
+                            codes.SYMLINK_OUTSIDE,
                         )
                     )
                     continue
@@ -120,9 +121,9 @@ def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str |
     try:
         return read_text(path, budget, "input" if path == STDIN else "file", stdin), None
     except ReadProblem as problem:
-        severity = WARNING if problem.code == "special-file" else ERROR  # a FIFO found in a folder is skipped
+        severity = WARNING if problem.code == codes.SPECIAL_FILE else ERROR  # a FIFO found in a folder is skipped
         special = "not a regular file (FIFO, socket or device); skipped"
-        message = special if problem.code == "special-file" else problem.message
+        message = special if problem.code == codes.SPECIAL_FILE else problem.message
         return None, Diagnostic(path, problem.line, problem.col, severity, message, problem.code)
 
 
@@ -132,7 +133,12 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
         line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
         char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
         return Diagnostic(
-            path, line, col, ERROR, f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})", "yaml-syntax"
+            path,
+            line,
+            col,
+            ERROR,
+            f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})",
+            codes.YAML_SYNTAX,
         )
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -141,7 +147,7 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
         message = "invalid YAML: a tab character where YAML needs indentation or a token; indent with spaces"
-    return Diagnostic(path, line, col, ERROR, " ".join(message.split()), "yaml-syntax")
+    return Diagnostic(path, line, col, ERROR, " ".join(message.split()), codes.YAML_SYNTAX)
 
 
 OTHER_OME_KINDS = ("AcceleratorClass", "FineTunedWeight", "BenchmarkJob")  # OME's, not modelled: passed through
@@ -156,7 +162,7 @@ def _unknown_ome_kind(obj: Obj) -> Diagnostic | None:
         f"unknown kind {clip(obj.kind)!r} in {clip(api)}: OME defines {', '.join(sorted((*OME_KINDS, *OTHER_OME_KINDS)))}"
         + hint(obj.kind, (*OME_KINDS, *OTHER_OME_KINDS)),
         "kind",
-        code="unknown-kind",
+        code=codes.UNKNOWN_KIND,
     )
 
 
@@ -170,7 +176,7 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
             ERROR,
             f"{obj.kind} must have apiVersion {OME_API_VERSION}, not {version!r}",
             "apiVersion",
-            code="api-version",
+            code=codes.API_VERSION,
         )
     if not obj.is_ome:
         return None
@@ -182,10 +188,10 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
             f"{obj.kind} metadata.name must be a string, not {name!r}; quote it",
             "metadata",
             "name",
-            code="missing-name",
+            code=codes.MISSING_NAME,
         )
     if not isinstance(name, str) or not name:
-        return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code="missing-name")
+        return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code=codes.MISSING_NAME)
     return None
 
 
@@ -204,10 +210,12 @@ def _slim(node: yaml.Node) -> yaml.Node:
 def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
-        return None, Diagnostic(path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", "not-a-mapping")
+        return None, Diagnostic(
+            path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", codes.NOT_A_MAPPING
+        )
     obj = Obj(path, doc.index, doc.data, doc.node)
     if "kind" not in doc.data or not isinstance(doc.data.get("kind"), str):
-        return None, obj.diag(ERROR, f"document {doc.index + 1} has no kind", code="missing-kind")
+        return None, obj.diag(ERROR, f"document {doc.index + 1} has no kind", code=codes.MISSING_KIND)
     problem = _check_shape(obj)
     if problem is not None:
         return None, problem
@@ -238,7 +246,7 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
         shown = "<stdin>" if path == STDIN else path
         if problem is not None:
             result.diagnostics.append(dataclasses.replace(problem, path=shown))
-            if problem.code == "run-too-large":
+            if problem.code == codes.RUN_TOO_LARGE:
                 return result
             continue
         assert text is not None
@@ -256,7 +264,9 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
         except yaml.YAMLError as exc:
             result.diagnostics.append(_yaml_error(shown, exc, text))
         except RecursionError:
-            result.diagnostics.append(Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", "yaml-depth"))
+            result.diagnostics.append(
+                Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH)
+            )
     return result
 
 
@@ -285,5 +295,5 @@ def empty_inputs(
                 f"{shown} holds no OME object (ClusterServingRuntime, ServingRuntime, InferenceService, BaseModel or "
                 "ClusterBaseModel with apiVersion ome.io/v1beta1); is it the right path?"
             )
-            found.append(Diagnostic(shown, 1, 1, severity, message, "no-ome-objects"))  # type: ignore[arg-type]
+            found.append(Diagnostic(shown, 1, 1, severity, message, codes.NO_OME_OBJECTS))  # type: ignore[arg-type]
     return found

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
@@ -25,6 +26,7 @@ from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
@@ -106,7 +108,7 @@ def flatten(runtime: Obj, chain: Chain) -> dict[str, Any]:
 
 
 def _ome_order(result: BuildResult, obj: Obj) -> tuple[int, int, str, str]:
-    depth = len(result.chains[id(obj)].runtimes) if obj.kind in (CSR, SR) else 0
+    depth = len(result.chains[runtime_key(obj)].runtimes) if obj.kind in (CSR, SR) else 0
     return (_KIND_ORDER.get(obj.kind, 9), depth, obj.namespace, obj.name)
 
 
@@ -124,7 +126,7 @@ def _ome_objects(result: BuildResult) -> list[Obj]:
 def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
     if runtime is None:
         return []
-    chain = result.chains.get(id(runtime))
+    chain = result.chains.get(runtime_key(runtime))
     return list(reversed(chain.runtimes)) if chain is not None else [runtime]
 
 
@@ -170,10 +172,10 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
     for source in sources:
         where = find_scalar(source.node, found[0])
         if where is not None:
-            return Diagnostic(source.path, where[0], where[1], severity, message, "flux-substitution")
+            return Diagnostic(source.path, where[0], where[1], severity, message, codes.FLUX_SUBSTITUTION)
     if sources:
-        return sources[0].diag(severity, message, "metadata", "name", code="flux-substitution")
-    return Diagnostic("<output>", 1, 1, severity, message, "flux-substitution")
+        return sources[0].diag(severity, message, "metadata", "name", code=codes.FLUX_SUBSTITUTION)
+    return Diagnostic("<output>", 1, 1, severity, message, codes.FLUX_SUBSTITUTION)
 
 
 def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
@@ -223,7 +225,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if not options.owned(obj):
                 continue
             if FLATTENED in kinds and obj.kind in (CSR, SR):
-                chain = result.chains[id(obj)]
+                chain = result.chains[runtime_key(obj)]
                 if not is_profile(obj):
                     ome.append((obj, flatten(obj, chain), _chain_sources(result, obj)))
             else:
@@ -277,7 +279,7 @@ def _rendered_clash(
         f"{key[1]} {'/'.join(filter(None, key[2:]))} is rendered for {names}; {_naming_rule(body)}, "
         "so in a cluster they would overwrite each other: rename one of them"
     )
-    return owners[-1].diag(ERROR, message, "metadata", "name", code="duplicate-rendered")
+    return owners[-1].diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_RENDERED)
 
 
 def _one_object_per_name(
@@ -308,7 +310,7 @@ def _one_object_per_name(
             where = source if source is not None else first
             assert where is not None
             message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
-            selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
+            selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT))
             continue
         seen[key] = (source, body)
         kept.append((source, body))
@@ -337,9 +339,9 @@ def files_for(result: BuildResult, selection: Selection) -> tuple[dict[str, dict
         where = source or next(iter(rendered_sources(result, body)), None)
         keys = (at,) if at in ("kind", "apiVersion") else ("metadata", at)
         if where is not None:
-            problems.append(where.diag(ERROR, message, *keys, code="output-path"))
+            problems.append(where.diag(ERROR, message, *keys, code=codes.OUTPUT_PATH))
         else:
-            problems.append(Diagnostic("<output>", 1, 1, ERROR, message, "output-path"))
+            problems.append(Diagnostic("<output>", 1, 1, ERROR, message, codes.OUTPUT_PATH))
     return planned.files, problems
 
 

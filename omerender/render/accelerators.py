@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
@@ -47,7 +48,7 @@ def accelerator_findings(
             "rendered pods lack what a resolved class adds (resources, nodeSelector, affinity, env/args overrides) and "
             "carry PARALLELISM_SIZE, which OME omits when a class resolves",
             *keys,
-            code="accelerator-not-modelled",
+            code=codes.ACCELERATOR_NOT_MODELLED,
         )
     ]
     if classes and not accelerator_compatible(runtime_spec, classes):
@@ -56,11 +57,11 @@ def accelerator_findings(
                 f"Runtime {runtime_name} does not support model {model_name}: runtime {runtime_name} does not support "
                 f"model : {ACCELERATOR_REASON}"
             )
-            out.append(isvc.diag(ERROR, message, *keys, code="RuntimeValidationError"))
+            out.append(isvc.diag(ERROR, message, *keys, code=codes.RUNTIME_VALIDATION_ERROR))
         else:
             message = (
                 f"OME's auto-selection excludes every runtime whose acceleratorRequirements.acceleratorClasses lacks "
                 f"{wanted} ({ACCELERATOR_REASON}), so it would not select {runtime_name}"
             )
-            out.append(isvc.diag(ERROR, message, *keys, code="RuntimeSelectionError"))
+            out.append(isvc.diag(ERROR, message, *keys, code=codes.RUNTIME_SELECTION_ERROR))
     return out

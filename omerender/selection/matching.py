@@ -39,7 +39,7 @@ def text(d: Any, key: str) -> Any:
     return "" if value is None else value
 
 
-def formats(spec: dict) -> list[dict]:
+def formats(spec: dict[str, Any]) -> list[dict[str, Any]]:
     entries = ptr(spec, "supportedModelFormats") or []
     return [e if isinstance(e, dict) else {} for e in entries]
 
@@ -47,7 +47,7 @@ def formats(spec: dict) -> list[dict]:
 # --- CRD defaults, size bounds -------------------------------------------------------------
 
 
-def apply_format_defaults(spec: dict) -> dict:
+def apply_format_defaults(spec: dict[str, Any]) -> dict[str, Any]:
     """A runtime spec or model spec with the CRD defaults applied: operator 'Equal' and weight 1 on
     modelFormat and modelFramework (for runtimes: inside every supportedModelFormats[] entry; for
     models: spec.modelFormat / spec.modelFramework). ``null`` counts as unset (the API server
@@ -63,7 +63,7 @@ def apply_format_defaults(spec: dict) -> dict:
     return out
 
 
-def _defaulted(target: dict) -> dict:
+def _defaulted(target: dict[str, Any]) -> dict[str, Any]:
     out = dict(target)
     for key in _SELECTOR_KEYS:
         selector = out.get(key)
@@ -75,7 +75,7 @@ def _defaulted(target: dict) -> dict:
     return out
 
 
-def size_bounds(runtime_spec: dict, model_spec: dict) -> tuple[float, float, float] | None:
+def size_bounds(runtime_spec: dict[str, Any], model_spec: dict[str, Any]) -> tuple[float, float, float] | None:
     """Parsed (model size, min, max) when both sides constrain size; OME dereferences both bounds."""
     size, size_range = ptr(model_spec, "modelParameterSize"), ptr(runtime_spec, "modelSizeRange")
     if size is None or size_range is None:
@@ -143,7 +143,7 @@ def _optional_reasons(what: str, model_v: Any, runtime_v: Any) -> list[str]:
     return []
 
 
-def _selector_reasons(what: str, model_sel: dict, runtime_sel: dict) -> list[str]:
+def _selector_reasons(what: str, model_sel: dict[str, Any], runtime_sel: dict[str, Any]) -> list[str]:
     """Name and version of modelFormat/modelFramework, both sides set (``what``: format|framework)."""
     model_name, runtime_name = text(model_sel, "name"), text(runtime_sel, "name")
     if runtime_name != model_name:
@@ -160,7 +160,7 @@ def _selector_reasons(what: str, model_sel: dict, runtime_sel: dict) -> list[str
     return []
 
 
-def entry_mismatches(model: dict, entry: dict) -> list[str]:
+def entry_mismatches(model: dict[str, Any], entry: dict[str, Any]) -> list[str]:
     """The reason fragments ``getFormatMismatchReason`` collects for one supported format."""
     reasons = []
     pipeline = _pipeline_reason(ptr(model, "diffusionPipeline"), ptr(entry, "diffusionPipeline"))
@@ -180,12 +180,12 @@ def entry_mismatches(model: dict, entry: dict) -> list[str]:
     return reasons
 
 
-def entry_matches(model: dict, entry: dict) -> bool:
+def entry_matches(model: dict[str, Any], entry: dict[str, Any]) -> bool:
     """``compareSupportedModelFormats``: an entry without ``modelFormat`` never matches."""
     return ptr(entry, "modelFormat") is not None and not entry_mismatches(model, entry)
 
 
-def format_label(model: dict) -> str:
+def format_label(model: dict[str, Any]) -> str:
     """``getModelFormatLabel``: ``mt:<format>[:<ver>][:<arch>][:<quant>][:<fw>[:<fwver>]]``."""
     fmt, framework = ptr(model, "modelFormat") or {}, ptr(model, "modelFramework")
     parts = [f"mt:{text(fmt, 'name')}"]
@@ -202,7 +202,7 @@ def format_label(model: dict) -> str:
 # --- compatibility and named-runtime validation -------------------------------------------
 
 
-def _size_reason(runtime_spec: dict, model_spec: dict) -> str | None:
+def _size_reason(runtime_spec: dict[str, Any], model_spec: dict[str, Any]) -> str | None:
     sizes = size_bounds(runtime_spec, model_spec)
     if sizes is None or not (sizes[0] < sizes[1] or sizes[0] > sizes[2]):
         return None  # written as in Go: a NaN anywhere passes
@@ -213,7 +213,7 @@ def _size_reason(runtime_spec: dict, model_spec: dict) -> str | None:
     )
 
 
-def incompatibility(runtime_spec: dict, model_spec: dict) -> str | None:
+def incompatibility(runtime_spec: dict[str, Any], model_spec: dict[str, Any]) -> str | None:
     """OME GetCompatibilityDetails for a runtime: None when compatible, else the first reason
     string, exactly as OME words it. Accelerator-class check is NOT done here. Raises
     ``OMEPanic`` for a one-sided ``modelSizeRange`` when OME would dereference it."""
@@ -228,7 +228,7 @@ def incompatibility(runtime_spec: dict, model_spec: dict) -> str | None:
     return f"model format '{format_label(model_spec)}' not in supported formats: {detail}"
 
 
-def model_error(model_spec: dict | None) -> str | None:
+def model_error(model_spec: dict[str, Any] | None) -> str | None:
     """``validateModel`` as the ``ModelValidationError`` text, or None."""
     if model_spec is None:
         return "invalid model specification: model: model specification is nil"
@@ -237,7 +237,9 @@ def model_error(model_spec: dict | None) -> str | None:
     return None
 
 
-def validate_named_runtime(runtime_name: str, runtime_spec: dict, namespaced: bool, model_spec: dict) -> str | None:
+def validate_named_runtime(
+    runtime_name: str, runtime_spec: dict[str, Any], namespaced: bool, model_spec: dict[str, Any]
+) -> str | None:
     """OME ValidateRuntime steps 1,3,4,5 (the fetch step is the caller's job): the OME error
     text or None. autoSelect is not required for a named runtime."""
     error = model_error(model_spec)
@@ -252,7 +254,7 @@ def validate_named_runtime(runtime_name: str, runtime_spec: dict, namespaced: bo
     return f"runtime {runtime_name} does not support model {model_spec['modelFormat']['name']}: {reason}"
 
 
-def accelerator_compatible(runtime_spec: dict, required_classes: Iterable[str]) -> bool:
+def accelerator_compatible(runtime_spec: dict[str, Any], required_classes: Iterable[str]) -> bool:
     """``compareAcceleratorClass`` given the union of classes the InferenceService requires."""
     required = set(required_classes)
     if not required:

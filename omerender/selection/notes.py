@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from omerender import codes
 from omerender.diagnostics import INFO, Diagnostic
 from omerender.load.obj import Obj
 from omerender.selection.scoring import Selection
@@ -21,23 +22,23 @@ def selection_notes(isvc: Obj, selection: Selection) -> list[Diagnostic]:
                 INFO,
                 f"runner-up #{place:0{width}d}: {scope} {ranked.name} (score {ranked.score:g}{distance})",
                 "spec",
-                code="runtime-runner-up",
+                code=codes.RUNTIME_RUNNER_UP,
             )
         )
     for name, reason in selection.skipped:
         out.append(
-            isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code="runtime-skipped")
+            isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code=codes.RUNTIME_SKIPPED)
         )
     if len(selection.excluded) <= MAX_LISTED_EXCLUSIONS:
         for name, reason in selection.excluded:
-            out.append(isvc.diag(INFO, f"{name} is excluded: {reason}", "spec", code="runtime-excluded"))
+            out.append(isvc.diag(INFO, f"{name} is excluded: {reason}", "spec", code=codes.RUNTIME_EXCLUDED))
     else:
         out.append(
             isvc.diag(
                 INFO,
                 f"{len(selection.excluded)} runtimes are excluded as incompatible",
                 "spec",
-                code="runtime-excluded",
+                code=codes.RUNTIME_EXCLUDED,
             )
         )
     return out

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cmp_to_key
+from typing import Any
 
 from omerender.selection.matching import (
     DEFAULT_PRIORITY,
@@ -27,14 +28,14 @@ from omerender.selection.versions import versions_match
 # --- scoring (scorer.go) ------------------------------------------------------------------
 
 
-def _scored_versions_ok(runtime_sel: dict, model_sel: dict) -> bool:
+def _scored_versions_ok(runtime_sel: dict[str, Any], model_sel: dict[str, Any]) -> bool:
     runtime_v, model_v = ptr(runtime_sel, "version"), ptr(model_sel, "version")
     if runtime_v is None or model_v is None:
         return True  # the scorer, unlike the matcher, accepts a one-sided version
     return versions_match(runtime_v, model_v, ptr(runtime_sel, "operator"))
 
 
-def format_score(model: dict, entry: dict, priority: int) -> int:
+def format_score(model: dict[str, Any], entry: dict[str, Any], priority: int) -> int:
     """``CalculateFormatScore``: looks only at format and framework names and versions."""
     fmt, model_fmt = ptr(entry, "modelFormat"), ptr(model, "modelFormat") or {}
     fmt_ok = fw_ok = False
@@ -57,7 +58,7 @@ def format_score(model: dict, entry: dict, priority: int) -> int:
     return score
 
 
-def runtime_score(runtime_spec: dict, model: dict) -> int:
+def runtime_score(runtime_spec: dict[str, Any], model: dict[str, Any]) -> int:
     """``CalculateScore``: max (floor 0) over entries whose autoSelect is not explicitly false."""
     scores = [
         format_score(model, e, DEFAULT_PRIORITY if ptr(e, "priority") is None else e["priority"])
@@ -67,7 +68,9 @@ def runtime_score(runtime_spec: dict, model: dict) -> int:
     return max([0, *scores])
 
 
-def supported_format_index(runtime_spec: dict, model_spec: dict, user_specified: bool) -> int | None:
+def supported_format_index(
+    runtime_spec: dict[str, Any], model_spec: dict[str, Any], user_specified: bool
+) -> int | None:
     """``GetSupportedModelFormat`` (after CRD defaults): index of the entry that configures the
     pods, or None. Auto-selected runtimes consider only ``autoSelect: true`` entries."""
     best, best_score = None, 0
@@ -87,7 +90,7 @@ def supported_format_index(runtime_spec: dict, model_spec: dict, user_specified:
 class Candidate:
     name: str
     namespaced: bool
-    spec: dict  # the runtime's OWN spec (no inheritance)
+    spec: dict[str, Any]  # the runtime's OWN spec (no inheritance)
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,10 @@ def _go_int(x: float) -> int:
     return int(x)
 
 
+def _best_first(a: Ranked, b: Ranked) -> int:
+    return -compare_ranked(a, b)
+
+
 def compare_ranked(a: Ranked, b: Ranked) -> int:
     """``CompareRuntimes``: > 0 when ``a`` ranks first. A size-distance difference below one
     parameter truncates to 0 and ends the comparison (no name tie-break)."""
@@ -137,7 +144,7 @@ def _is_tie(a: Ranked, b: Ranked) -> bool:
     return _go_int(b.size_distance - a.size_distance) == 0
 
 
-def _size_distance(runtime_spec: dict, model: dict) -> float | None:
+def _size_distance(runtime_spec: dict[str, Any], model: dict[str, Any]) -> float | None:
     """``calculateSizeScore``: |min-size| + |max-size|, 0 without a range; None without size."""
     if ptr(model, "modelParameterSize") is None:
         return None
@@ -145,7 +152,7 @@ def _size_distance(runtime_spec: dict, model: dict) -> float | None:
     return 0.0 if sizes is None else abs(sizes[1] - sizes[0]) + abs(sizes[2] - sizes[0])
 
 
-def _scan(group: list[Candidate], model: dict, excluded: list, skipped: list) -> list[Ranked]:
+def _scan(group: list[Candidate], model: dict[str, Any], excluded: list[Any], skipped: list[Any]) -> list[Ranked]:
     """``evaluateRuntime`` over one scope, then ``sortMatches``."""
     matches = []
     for candidate in group:
@@ -159,7 +166,7 @@ def _scan(group: list[Candidate], model: dict, excluded: list, skipped: list) ->
             skipped.append((candidate.name, NON_POSITIVE_SCORE))
         else:
             matches.append(Ranked(candidate.name, candidate.namespaced, score, _size_distance(spec, model)))
-    return sorted(matches, key=cmp_to_key(lambda a, b: -compare_ranked(a, b)))
+    return sorted(matches, key=cmp_to_key(_best_first))
 
 
 def no_runtime_found_message(
@@ -177,7 +184,7 @@ def no_runtime_found_message(
     return text
 
 
-def select_runtime(candidates: list[Candidate], model_spec: dict, namespace: str) -> Selection:
+def select_runtime(candidates: list[Candidate], model_spec: dict[str, Any], namespace: str) -> Selection:
     """OME auto-selection (``SelectRuntime``). Each scope is evaluated in name order (offline
     there is no creationTimestamp), sorted by ``compare_ranked``, namespaced scope first.
     Raises ``OMEPanic`` where OME would crash (one-sided ``modelSizeRange``)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from omerender.names import clip
 
@@ -124,8 +125,8 @@ def is_unofficial(v: Version) -> bool:
     return bool(v.pre or v.build or v.dev)
 
 
-def _cmp(a: object, b: object) -> int:
-    return (a > b) - (a < b)  # type: ignore[operator]
+def _cmp(a: Any, b: Any) -> int:
+    return int(a > b) - int(a < b)
 
 
 def _cmp_lists(a: tuple[str, ...], b: tuple[str, ...]) -> int:

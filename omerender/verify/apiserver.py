@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.names import clip
 from omerender.render.pod import Context
@@ -86,7 +87,7 @@ def _images(ctx: Context, obj: dict[str, Any]) -> Iterator[Diagnostic]:
                     f"({_dotted((*path, field, i))}) has no image: set it in {sides(places)} "
                     f"(rendered for InferenceService {ctx.isvc.name}); the API server rejects a container without one"
                 )
-                yield blame.at(places[0] if places else None, ERROR, message, "missing-image")
+                yield blame.at(places[0] if places else None, ERROR, message, codes.MISSING_IMAGE)
 
 
 def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
@@ -108,11 +109,11 @@ def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
 
 def check(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
     """What the API server would refuse in one InferenceService's rendered objects."""
-    found = [ctx.isvc.diag(ERROR, m, "metadata", "name", code="apiserver-rejects") for m in _labels(ctx, objects)]
+    found = [ctx.isvc.diag(ERROR, m, "metadata", "name", code=codes.APISERVER_REJECTS) for m in _labels(ctx, objects)]
     for obj in objects:
         found.extend(_images(ctx, obj))
         found.extend(
-            ctx.isvc.diag(ERROR, message, "metadata", "name", code="apiserver-rejects")
+            ctx.isvc.diag(ERROR, message, "metadata", "name", code=codes.APISERVER_REJECTS)
             for message in _object_problems(ctx, obj)
         )
     return found

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.names import clip
 from omerender.ome import CONFIG_FIELD
 from omerender.render.placeholders import scan
-from omerender.resolve.index import Universe
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import Chain, parent_name
 
 CONFIGS = tuple(CONFIG_FIELD.values())
@@ -70,7 +71,7 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
                     f"through Go's html/template, so every InferenceService using runtime {runtime.name} fails with "
                     '"failed to replace placeholders in container"; move the text into a ConfigMap-backed env or file'
                 )
-                out.append(runtime.diag(WARNING, message, *path, code="runtime-template"))
+                out.append(runtime.diag(WARNING, message, *path, code=codes.RUNTIME_TEMPLATE))
     return out
 
 
@@ -98,21 +99,21 @@ def size_range_finding(runtime: Obj, chain: Chain | None, auto_selecting: bool =
             "panic) for any model with modelParameterSize whose format this runtime supports"
         )
         return runtime.diag(
-            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code="size-range-one-sided"
+            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED
         )
     message = (
         f"modelSizeRange sets no {missing[0]}: OME's matcher dereferences both bounds, so the controller crashes "
         f"(nil-pointer panic) when it checks a model with modelParameterSize against runtime {runtime.name}; set both"
     )
-    return runtime.diag(ERROR, message, "spec", "modelSizeRange", code="size-range-one-sided")
+    return runtime.diag(ERROR, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED)
 
 
-def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnostic]:
+def runtime_lints(universe: Universe, chains: dict[str, Chain]) -> list[Diagnostic]:
     """Per-runtime findings, reported whether or not an InferenceService uses the runtime."""
     out: list[Diagnostic] = []
     auto_selecting = _auto_selecting(universe)
     for runtime in universe.all_runtimes():
-        found = size_range_finding(runtime, chains.get(id(runtime)), auto_selecting)
+        found = size_range_finding(runtime, chains.get(runtime_key(runtime)), auto_selecting)
         if found is not None:
             out.append(found)
         if runtime.spec.get("acceleratorRequirements") is not None:
@@ -124,7 +125,7 @@ def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnost
                     "env/args overrides (and no PARALLELISM_SIZE) in a cluster, none of which is rendered",
                     "spec",
                     "acceleratorRequirements",
-                    code="accelerator-not-modelled",
+                    code=codes.ACCELERATOR_NOT_MODELLED,
                 )
             )
         out.extend(template_findings(runtime))
