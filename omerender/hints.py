@@ -10,7 +10,7 @@ import difflib
 import unicodedata
 from collections.abc import Iterable
 
-MAX_CANDIDATES = 2000
+MAX_CANDIDATES = 200
 MAX_NAME = 253
 
 

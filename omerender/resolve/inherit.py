@@ -10,6 +10,7 @@ from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.hints import hint
 from omerender.load.obj import Obj
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
 from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
 from omerender.ome import SERVING_RUNTIME as SR
@@ -64,9 +65,7 @@ def _in_scope(universe: Universe, start: Obj) -> list[str]:
 
 def _missing(universe: Universe, start: Obj, parent: str, names: list[str]) -> tuple[str, str]:
     """(reason, message) for a parent that is not in the universe: rejected at admission, or absent."""
-    rejected = universe.rejected.get((start.kind, start.namespace, parent)) or universe.rejected.get(
-        ("ClusterServingRuntime", "", parent)
-    )
+    rejected = universe.rejected.get((start.kind, start.namespace, parent)) or universe.rejected.get((CSR, "", parent))
     if rejected is not None:
         where = f"{rejected.path}:{rejected.line}:{rejected.col}"
         return PARENT_INVALID, (
@@ -79,20 +78,26 @@ def _missing(universe: Universe, start: Obj, parent: str, names: list[str]) -> t
     )
 
 
+CYCLE_SEARCH = 64  # runtimes walked past the depth limit looking for a loop: bounded, so R runtimes cost O(R)
+
+
 def _cycle_beyond(universe: Universe, start: Obj, walked: list[Obj]) -> list[str] | None:
-    """Past the depth limit, whether the chain goes on to loop: its names up to the repeat, or None."""
+    """Past the depth limit, whether the chain goes on to loop (within ``CYCLE_SEARCH`` more runtimes):
+    its names up to the repeat, or None."""
     names = [r.name for r in walked]
+    seen = set(names)
     current = walked[-1]
-    for _ in range(len(universe.cluster_runtimes) + len(universe.runtimes) + 1):
+    for _ in range(CYCLE_SEARCH):
         parent = parent_name(current)
         if parent is None:
             return None
-        if parent in names:
+        if parent in seen:
             return [*names, parent]
         found = _lookup(universe, start, parent)
         if found is None:
             return None
         names.append(parent)
+        seen.add(parent)
         current = found
     return None
 
