@@ -1,9 +1,13 @@
-"""Names and label keys the OME controller derives, including its hash-shortening of long names."""
+"""Names and label keys the OME controller derives (with its hash-shortening of long names), and hints
+about names: a "did you mean", look-alike characters, long values cut short in messages."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
+import unicodedata
+from collections.abc import Iterable
 
 HASH_PREFIX_LENGTH = 8
 MAX_LABEL_NAME_LENGTH = 49
@@ -73,3 +77,37 @@ def clip(value: object, limit: int = 80) -> str:
     be megabytes long, and a message echoes it once per finding."""
     text = str(value)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+# "did you mean" for a name that is not there, bounded for hostile input: at most MAX_CANDIDATES names
+# are compared, each cut to MAX_NAME characters, so a hint costs the same however many objects there are.
+MAX_CANDIDATES = 200
+MAX_NAME = 253
+
+
+def close_to(name: str, candidates: Iterable[str]) -> str | None:
+    """The closest of ``candidates`` to ``name`` (not ``name`` itself), or None."""
+    pool: list[str] = []
+    for candidate in candidates:
+        if candidate != name:
+            pool.append(candidate[:MAX_NAME])
+        if len(pool) >= MAX_CANDIDATES:
+            break
+    found = difflib.get_close_matches(name[:MAX_NAME], sorted(set(pool)), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def non_ascii(name: str) -> str:
+    """`` (it holds U+0430 CYRILLIC SMALL LETTER A)`` for a name with characters that look like others."""
+    odd = [ch for ch in dict.fromkeys(name) if not ch.isascii()][:3]
+    if not odd:
+        return ""
+    shown = ", ".join(f"U+{ord(ch):04X} {unicodedata.name(ch, '?')}" for ch in odd)
+    return f" (it holds non-ASCII characters: {shown})"
+
+
+def hint(name: str, candidates: Iterable[str]) -> str:
+    """``; did you mean "x"?`` plus the look-alike note, or ``""``."""
+    found = close_to(name, candidates)
+    mean = f'; did you mean "{found}"{non_ascii(found)}?' if found else ""
+    return non_ascii(name) + mean

@@ -11,11 +11,10 @@ from omerender.admission import annotations as metadata_checks
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
-from omerender.hints import hint
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions, empty_inputs, load
-from omerender.names import clip
+from omerender.names import clip, hint
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR

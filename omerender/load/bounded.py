@@ -90,7 +90,7 @@ def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..
                 )
             if st.st_size > cap:
                 raise ReadProblem(
-                    f"{what} is {st.st_size} bytes, over the {cap}-byte cap (--max-file-size)", "file-too-large"
+                    f"{what} is {st.st_size} bytes, over the {cap}-byte cap (--max-file-size)", codes.FILE_TOO_LARGE
                 )
             raw = _read_fd(fd, cap)
         except OSError as exc:

@@ -13,11 +13,10 @@ import yaml
 from omerender import codes
 from omerender.data import drop_nulls, string_keys
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.hints import hint
 from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, position
-from omerender.names import clip
+from omerender.names import clip, hint
 from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import KINDS as OME_KINDS
 from omerender.ome import NAMESPACED_KINDS

@@ -8,8 +8,8 @@ from typing import Any
 
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.hints import hint
 from omerender.load.obj import Obj
+from omerender.names import hint
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
 from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
