@@ -47,7 +47,8 @@ class OutputOptions:
 def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None = None) -> Selection:
     """The objects to print; their diagnostics (Flux substitution, output paths) join ``result.diagnostics``."""
     from omerender.diagnostics import INFO, WARNING, sorted_unique
-    from omerender.output.emit import EmitOptions, files_for, select, under
+    from omerender.output.clashes import files_for
+    from omerender.output.emit import EmitOptions, select, under
 
     in_search_path = under(list(options.search_paths))
     selection = select(

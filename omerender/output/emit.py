@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
+from omerender.diagnostics import INFO, Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.ome import BASE_MODEL as BM
@@ -26,6 +26,7 @@ from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
+from omerender.output.clashes import one_object_per_name
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
@@ -248,73 +249,8 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
         selection.pairs.append((source, body))
         if source is None:
             origins[id(body)] = sources
-    _one_object_per_name(selection, options, origins)
+    one_object_per_name(selection, options.replace_rendered, origins)
     return selection
-
-
-def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
-    """What the API server keys an object on: API group, kind, namespace and name."""
-    found = body.get("metadata")
-    meta: dict[str, Any] = found if isinstance(found, dict) else {}
-    group = str(body.get("apiVersion", "")).rpartition("/")[0]
-    return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
-
-
-def _naming_rule(body: dict[str, Any]) -> str:
-    name = str((body.get("metadata") or {}).get("name", ""))
-    if body.get("kind") == "ConfigMap" and name.startswith("modelconfig-"):
-        return "OME names the model ConfigMap modelconfig-<last 20 characters of the InferenceService name>"
-    return "OME derives this name from the InferenceService and component names, shortening long ones"
-
-
-def _rendered_clash(
-    key: tuple[str, str, str, str], body: dict[str, Any], first: list[Obj], second: list[Obj]
-) -> Diagnostic | None:
-    """Two InferenceServices that render one object: in a cluster they would overwrite each other forever."""
-    owners = [s[0] for s in (first, second) if s and s[0].kind == ISVC]
-    if not owners:
-        return None
-    names = " and ".join(dict.fromkeys(f"InferenceService {o.namespace}/{o.name}" for o in owners))
-    message = (
-        f"{key[1]} {'/'.join(filter(None, key[2:]))} is rendered for {names}; {_naming_rule(body)}, "
-        "so in a cluster they would overwrite each other: rename one of them"
-    )
-    return owners[-1].diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_RENDERED)
-
-
-def _one_object_per_name(
-    selection: Selection, options: EmitOptions, origins: dict[int, list[Obj]] | None = None
-) -> None:
-    """Two emitted objects with one identity would overwrite each other when applied: an error, or
-    under ``replace_rendered`` (a generator run again) the input copy of a rendered object is dropped."""
-    origins = origins or {}
-    rendered = {identity(body) for source, body in selection.pairs if source is None}
-    seen: dict[tuple[str, str, str, str], tuple[Obj | None, dict[str, Any]]] = {}
-    kept: list[Pair] = []
-    for source, body in selection.pairs:
-        key = identity(body)
-        if source is not None and key in rendered and options.replace_rendered:
-            continue
-        if key in seen:
-            first, first_body = seen[key]
-            if source is None and first is None:
-                clash = _rendered_clash(key, body, origins.get(id(first_body), []), origins.get(id(body), []))
-                if clash is not None:
-                    selection.diagnostics.append(clash)
-                continue
-            other = (
-                "an object omerender renders"
-                if source is None or first is None
-                else f"{first.path} (document {first.index + 1})"
-            )
-            where = source if source is not None else first
-            assert where is not None
-            message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
-            selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT))
-            continue
-        seen[key] = (source, body)
-        kept.append((source, body))
-    selection.pairs = kept
 
 
 def output_path(body: dict[str, Any], namespace: str = "") -> str:
@@ -325,24 +261,6 @@ def output_path(body: dict[str, Any], namespace: str = "") -> str:
     meta = body.get("metadata") or {}
     folder = meta.get("namespace") or namespace or "_cluster"
     return f"{folder}/{str(body.get('kind', '')).lower()}-{meta.get('name', '')}.yaml"  # the files: output.paths.plan
-
-
-def files_for(result: BuildResult, selection: Selection) -> tuple[dict[str, dict[str, Any]], list[Diagnostic]]:
-    """``--output-dir``'s files (relative path -> object) through the path guard, and its refusals located
-    at the object (or the InferenceService an object is rendered for)."""
-    from omerender.output.paths import plan
-
-    planned = plan([(body, source.namespace if source else "") for source, body in selection.pairs])
-    problems: list[Diagnostic] = []
-    for index, message, at in planned.problems:
-        source, body = selection.pairs[index]
-        where = source or next(iter(rendered_sources(result, body)), None)
-        keys = (at,) if at in ("kind", "apiVersion") else ("metadata", at)
-        if where is not None:
-            problems.append(where.diag(ERROR, message, *keys, code=codes.OUTPUT_PATH))
-        else:
-            problems.append(Diagnostic("<output>", 1, 1, ERROR, message, codes.OUTPUT_PATH))
-    return planned.files, problems
 
 
 def kustomization(files: list[str]) -> dict[str, Any]:
