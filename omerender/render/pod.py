@@ -214,7 +214,16 @@ def _main_container(pod: dict[str, Any], runner: dict[str, Any] | None) -> int:
     return len(containers) - 1
 
 
-def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str, Any] | None:
+def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
+    """OME's own error chain (``podspec_reconciler.go``, ``engine.go``) for a template it fails to parse."""
+    if not problem.ome_error:
+        return problem.message
+    if worker:
+        return f"failed to reconcile worker pod spec: failed to replace placeholders in worker container: {problem.message}"
+    return f"failed to reconcile pod spec: failed to replace placeholders in container: {problem.message}"
+
+
+def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: bool = False) -> dict[str, Any] | None:
     pod = {k: copy(v) for k, v in merged.items() if k not in NOT_POD_FIELDS}
     runner = copy(merged.get("runner")) if isinstance(merged.get("runner"), dict) else None
     if runner is not None:
@@ -241,9 +250,8 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
     }
     pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
-        ctx.locate(
-            problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text
-        )
+        severity = ERROR if problem.fatal else WARNING
+        ctx.locate(problem.action, severity, _placeholder_message(problem, worker), "placeholder", text=problem.text)
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
@@ -253,10 +261,20 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
         selector.update(ctx.runtime_spec.get("nodeSelector") or {})
         selector.update((ctx.body["spec"].get(component) or {}).get("nodeSelector") or {})
         pod["nodeSelector"] = selector
-    for container in pod["containers"]:
-        if isinstance(container.get("resources"), dict):
-            container["resources"] = canonical_resources(container["resources"])
+    for container in [*pod["containers"], *(pod.get("initContainers") or [])]:
+        if isinstance(container, dict):
+            container["resources"] = _go_resources(container.get("resources"))
     return pod
+
+
+def _go_resources(resources: Any) -> Any:
+    """``resources`` as Go writes it: canonical quantities, empty maps dropped (``omitempty``), but the struct
+    itself never omitted, so a container without requests or limits shows ``resources: {}``."""
+    if resources is None:
+        return {}
+    if not isinstance(resources, dict):
+        return resources
+    return {k: v for k, v in canonical_resources(resources).items() if v not in ({}, [], None)}
 
 
 def _container_defaults(container: dict[str, Any]) -> None:
