@@ -168,8 +168,17 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     result.diagnostics.extend(problems)
     if problems:
         return []
-    body, notes = admission.isvc_defaults(isvc)
+    universe = result.universe
+
+    def model_kind(name: str) -> str | None:
+        if name in universe.cluster_models:
+            return "ClusterBaseModel"
+        return "BaseModel" if (isvc.namespace, name) in universe.models else None
+
+    body, notes = admission.isvc_defaults(isvc, model_kind)
     result.diagnostics.extend(notes)
+    if any(n.severity == ERROR for n in notes):
+        return []
     model, problem = _model_for(result.universe, isvc, body)
     if model is None:
         result.diagnostics.append(problem)  # type: ignore[arg-type]

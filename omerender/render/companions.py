@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omerender.admission.predictor import controller_predictor_used
 from omerender.names import truncate_name
 
 AUTOSCALER_CLASS = "ome.io/autoscalerClass"
@@ -280,9 +281,14 @@ def external_service(
     disabled = annotations[INGRESS_DISABLE_CREATION] == "true" if INGRESS_DISABLE_CREATION in annotations else True
     if not disabled or labels.get(VISIBILITY_LABEL) == "cluster-local":
         return None
-    if spec.get("router") is None and spec.get("engine") is None:
+    predictor = spec.get("predictor")
+    predictor_model = isinstance(predictor, dict) and predictor.get("model") is not None
+    if spec.get("router") is None and spec.get("engine") is None and not predictor_model:
         return None
     target = "router" if spec.get("router") is not None else "engine"
+    selector = {"ome.io/inferenceservice": isvc_name, "component": target}
+    if controller_predictor_used(spec):  # determineTargetSelector: a predictor left in place selects every component
+        selector = {"ome.io/inferenceservice": isvc_name}
     port = DEFAULT_PORT
     found = services.get(truncate_name(f"{isvc_name}-{target}", 63))
     if found and (found["spec"].get("ports") or []):
@@ -300,7 +306,7 @@ def external_service(
             isvc_name, namespace, {"ome.io/inferenceservice": isvc_name, "component": "external-service"}, kept
         ),
         "spec": {
-            "selector": {"ome.io/inferenceservice": isvc_name, "component": target},
+            "selector": selector,
             "ports": [{"name": "http", "port": port, "targetPort": port, "protocol": "TCP"}],
             "type": service_type if service_type in SERVICE_TYPES else "ClusterIP",
         },

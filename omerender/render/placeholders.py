@@ -76,7 +76,7 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
                     text,
                     match.group(0),
                     f"unsupported template action {match.group(0)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
-                    '{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations `key`}}; '
+                    "{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations `key`}}; "
                     "omerender never evaluates templates",
                     True,
                 )
