@@ -9,6 +9,7 @@ from typing import Any
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
+from omerender.load import controller_config
 from omerender.load.reader import LoadOptions, Obj, load
 from omerender.render import components, modes
 from omerender.render import pod as render
@@ -31,6 +32,7 @@ class BuildOptions:
     model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
     strict: bool = False  # unknown fields in OME objects are errors, not warnings
     kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
+    controller_config: str | None = None  # --controller-config: a file holding the inferenceservice-config ConfigMap
 
 
 @dataclass
@@ -40,6 +42,7 @@ class BuildResult:
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
+    controller: controller_config.ControllerConfig = field(default_factory=controller_config.ControllerConfig)
 
     @property
     def failed(self) -> bool:
@@ -175,7 +178,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             return "ClusterBaseModel"
         return "BaseModel" if (isvc.namespace, name) in universe.models else None
 
-    body, notes = admission.isvc_defaults(isvc, model_kind)
+    body, notes = admission.isvc_defaults(isvc, model_kind, result.controller.default_mode)
     result.diagnostics.extend(notes)
     if any(n.severity == ERROR for n in notes):
         return []
@@ -228,7 +231,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         )
         return []
     sources = (isvc, *reversed(chain.runtimes))
-    ctx = render.Context(isvc, body, model, runtime.name, spec, sources)
+    ctx = render.Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress)
     objects = components.render_all(ctx, result.universe)
     result.diagnostics.extend(rejections.check(ctx, objects))
     result.diagnostics.extend(ctx.problems)
@@ -250,7 +253,10 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     universe, duplicates = index(checked.kept)
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
-    result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)
+    result.controller, config_problems = controller_config.select(
+        objects, options.controller_config, options.max_file_bytes
+    )
+    result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems + config_problems)
     result.diagnostics.extend(quirks.runtime_lints(universe, chains))
     return result
 

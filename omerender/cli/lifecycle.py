@@ -11,6 +11,7 @@ import click
 from omerender.cli.common import (
     EXIT_FINDINGS,
     EXIT_USAGE,
+    controller_config_option,
     guard,
     lock_file_option,
     model_metadata_option,
@@ -63,6 +64,7 @@ def _isvc_key(name: str, namespace: str) -> str:
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @search_path_option
 @with_report_options
 @guard
@@ -74,6 +76,7 @@ def effective(
     show_origin: bool,
     lock_file: str | None,
     model_metadata: str | None,
+    controller_config: str | None,
     search_path: tuple[str, ...],
     report_format: str,
     report_file: str | None,
@@ -97,6 +100,7 @@ def effective(
         max_file_bytes=max_file_size,
         lock_file=lock_file or default_path(list(paths)),
         model_metadata=model_metadata,
+        controller_config=controller_config,
     )
     result = build(list(paths) + list(search_path), options, stdin)
     key = _isvc_key(isvc, namespace)
@@ -149,6 +153,7 @@ def effective(
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @search_path_option
 @with_report_options
 @guard
@@ -160,6 +165,7 @@ def lock_command(
     check: bool,
     lock_file: str | None,
     model_metadata: str | None,
+    controller_config: str | None,
     search_path: tuple[str, ...],
     report_format: str,
     report_file: str | None,
@@ -188,6 +194,7 @@ def lock_command(
         keep_last_good=keep_last_good,
         roll_forward=keys,
         model_metadata=model_metadata,
+        controller_config=controller_config,
     )
     result = build(list(paths) + list(search_path), options, stdin)
     recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
@@ -272,6 +279,7 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 @namespace_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @model_metadata_option
+@controller_config_option
 @search_path_option
 @with_report_options
 @guard
@@ -281,6 +289,7 @@ def diff(
     namespace: str,
     fmt: str,
     model_metadata: str | None,
+    controller_config: str | None,
     search_path: tuple[str, ...],
     report_format: str,
     report_file: str | None,
@@ -307,7 +316,11 @@ def diff(
 
     def options(lock_file: str) -> BuildOptions:
         return BuildOptions(
-            namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata
+            namespace=namespace,
+            max_file_bytes=max_file_size,
+            lock_file=lock_file,
+            model_metadata=model_metadata,
+            controller_config=controller_config,
         )
 
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:

@@ -271,14 +271,13 @@ def pdb(
 
 
 def external_service(
-    isvc_name: str, namespace: str, body: dict[str, Any], services: dict[str, dict[str, Any]]
+    isvc_name: str, namespace: str, body: dict[str, Any], services: dict[str, dict[str, Any]], disabled: bool = True
 ) -> dict[str, Any] | None:
-    """The Service named like the InferenceService, when ingress creation is disabled (the shipped default)."""
+    """The Service named like the InferenceService, when ingress creation is ``disabled`` (the shipped default)."""
     metadata = body.get("metadata") or {}
     annotations = {str(k): str(v) for k, v in (metadata.get("annotations") or {}).items()}
     labels = metadata.get("labels") or {}
     spec = body.get("spec") or {}
-    disabled = annotations[INGRESS_DISABLE_CREATION] == "true" if INGRESS_DISABLE_CREATION in annotations else True
     if not disabled or labels.get(VISIBILITY_LABEL) == "cluster-local":
         return None
     predictor = spec.get("predictor")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING
-from omerender.render import companions, modelconfig, modes
+from omerender.render import companions, exposure, modelconfig, modes
 from omerender.render import pod as render
 from omerender.render.multinode import render_multinode
 from omerender.resolve.index import Universe
@@ -82,6 +82,10 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     if pod is None:
         return []
     base_labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    problem = exposure.component_host_problem(ctx, component, {"annotations": annotations, "labels": base_labels})
+    if problem is not None:
+        ctx.problems.append(ctx.isvc.diag(ERROR, problem, "spec", component, code="IngressError"))
+        return []
     objects: list[dict[str, Any]] = []
     if component == "router":
         objects.extend(companions.router_rbac(name, ctx.namespace, base_labels))
@@ -151,21 +155,5 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                     ERROR, f"invalid deployment mode for {component}", "spec", component, code="DeploymentModeError"
                 )
             )
-    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
-    external = companions.external_service(ctx.name, ctx.namespace, ctx.body, services)
-    if external is not None:
-        objects.append(external)
-    annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(companions.INGRESS_DISABLE_CREATION, "true") != "true":
-        message = "ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
-        ctx.problems.append(
-            ctx.isvc.diag(
-                WARNING,
-                message,
-                "metadata",
-                "annotations",
-                companions.INGRESS_DISABLE_CREATION,
-                code="ingress-not-rendered",
-            )
-        )
+    objects.extend(exposure.exposure(ctx, chosen, objects))
     return objects

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.controller_config import IngressConfig
 from omerender.load.reader import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
@@ -55,6 +56,7 @@ class Context:
     runtime_spec: dict[str, Any]  # merged over the chain, CRD defaults applied
     sources: tuple[Obj, ...]  # where merged values may come from: the InferenceService, then the chain leaf to root
     problems: list[Diagnostic] = field(default_factory=list)
+    ingress: IngressConfig = field(default_factory=IngressConfig)  # inferenceservice-config ``ingress``
 
     @property
     def name(self) -> str:

@@ -114,13 +114,13 @@ def test_external_autoscaler_and_service_annotations(run_cli, tmp_path):
     assert kinds(result.stdout) == [
         ("ConfigMap", "modelconfig-svc"),
         ("Deployment", "svc-engine"),
+        ("Ingress", "svc"),
         ("PodDisruptionBudget", "svc-engine"),
         ("Service", "svc-engine"),
     ]
-    assert (
-        "warning: ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
-        in result.stderr
-    )
+    # the annotation enables ingress creation: OME's IngressBuilder makes an Ingress instead of the external Service
+    rules = only(result.stdout, "Ingress")["spec"]["rules"]
+    assert [r["host"] for r in rules] == ["svc.default.svc.cluster.local"]
     service = only(result.stdout, "Service")
     assert service["spec"]["type"] == "LoadBalancer" and service["spec"]["loadBalancerIP"] == "10.0.0.9"
     assert only(result.stdout, "PodDisruptionBudget")["spec"] == {
