@@ -230,6 +230,15 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             )
         )
         return []
+    if (
+        modes.mode_from_annotations(body["metadata"].get("annotations")) or result.controller.default_mode
+    ) == modes.SERVERLESS:
+        message = (
+            "the InferenceService's deployment mode resolves to Serverless (deploy.defaultDeploymentMode): OME's controller "
+            "only checks that Knative Serving is installed (controller.go:541-556) and still picks each component's "
+            "workload from the component itself (utils/deployment.go:12-34)"
+        )
+        result.diagnostics.append(isvc.diag(INFO, message, "metadata", code="serverless-default"))
     sources = (isvc, *reversed(chain.runtimes))
     ctx = render.Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress)
     objects = components.render_all(ctx, result.universe)
@@ -254,7 +263,7 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
     result.controller, config_problems = controller_config.select(
-        objects, options.controller_config, options.max_file_bytes
+        objects, options.controller_config, options.max_file_bytes, options.namespace
     )
     result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems + config_problems)
     result.diagnostics.extend(quirks.runtime_lints(universe, chains))

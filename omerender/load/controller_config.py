@@ -109,6 +109,7 @@ def _decode(
         return None
     lowered = {k.lower(): k for k in fields}
     out: dict[str, Any] = {}
+    first_error = ""
     for name, item in value.items():
         canonical = name if name in fields else lowered.get(str(name).lower())
         if canonical is None:
@@ -128,14 +129,16 @@ def _decode(
             "int32": isinstance(item, int) and not isinstance(item, bool) and -(2**31) <= item < 2**31,
             "*[]string": isinstance(item, list) and all(isinstance(i, str) for i in item),
         }[go_type]
-        if not ok:
-            message = (
+        if not ok:  # Go decodes on and returns the first type error at the end
+            first_error = first_error or (
                 f"{prefix}json: cannot unmarshal {_json_type(item)} into Go struct field "
                 f"{struct}.{canonical} of type {go_type.lstrip('*')}"
             )
-            problems.append(obj.diag(ERROR, message, "data", key, code="controller-config"))
-            return None
+            continue
         out[canonical] = item
+    if first_error:
+        problems.append(obj.diag(ERROR, first_error, "data", key, code="controller-config"))
+        return None
     return out
 
 
@@ -249,16 +252,24 @@ def parse(obj: Obj) -> tuple[ControllerConfig | None, list[Diagnostic]]:
     return ControllerConfig(mode, ingress, obj), problems
 
 
-def find(objects: list[Obj]) -> list[Obj]:
-    """The ``inferenceservice-config`` ConfigMaps among ``objects`` in OME's namespace."""
-    return [
-        o
-        for o in objects
-        if o.kind == "ConfigMap" and o.body.get("apiVersion") == "v1" and o.name == NAME and o.namespace == NAMESPACE
-    ]
+def find(objects: list[Obj], default_namespace: str) -> list[Obj]:
+    """The ``inferenceservice-config`` ConfigMaps among ``objects`` in OME's namespace.
+
+    A ConfigMap without ``metadata.namespace`` is in ``default_namespace``, as kubectl would place it.
+    """
+    out = []
+    for obj in objects:
+        if obj.kind != "ConfigMap" or obj.body.get("apiVersion") != "v1" or obj.name != NAME:
+            continue
+        given = (obj.body.get("metadata") or {}).get("namespace")
+        if (given if isinstance(given, str) and given else default_namespace) == NAMESPACE:
+            out.append(obj)
+    return out
 
 
-def select(objects: list[Obj], path: str | None, max_file_bytes: int) -> tuple[ControllerConfig, list[Diagnostic]]:
+def select(
+    objects: list[Obj], path: str | None, max_file_bytes: int, namespace: str
+) -> tuple[ControllerConfig, list[Diagnostic]]:
     """The configuration from ``--controller-config`` ``path`` if given, else from ``objects``, else OME's shipped one.
 
     With errors the shipped configuration is returned beside them; the errors fail the build, as a refused
@@ -270,12 +281,12 @@ def select(objects: list[Obj], path: str | None, max_file_bytes: int) -> tuple[C
     if path is not None:
         loaded = load([path], LoadOptions(namespace=NAMESPACE, max_file_bytes=max_file_bytes))
         problems.extend(loaded.diagnostics)
-        found = find(loaded.objects)
+        found = find(loaded.objects, NAMESPACE)
         if not found and not loaded.diagnostics:
             message = f"--controller-config: no ConfigMap {NAME} (namespace {NAMESPACE}) in {path}"
             problems.append(Diagnostic(path, 1, 1, ERROR, message, "controller-config"))
     else:
-        found = find(objects)
+        found = find(objects, namespace)
     if len(found) > 1:
         for extra in found[1:]:
             message = f"a second ConfigMap {NAMESPACE}/{NAME}; OME reads one (first at {found[0].path})"
