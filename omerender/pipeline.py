@@ -53,7 +53,8 @@ def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
     """Workloads first (engine Deployments lead), then by kind, namespace and name."""
     meta = obj.get("metadata") or {}
     kind = str(obj.get("kind", ""))
-    return (0 if kind in WORKLOAD_KINDS else 1, kind, str(meta.get("namespace", "")), str(meta.get("name", "")))
+    workload = kind in WORKLOAD_KINDS or obj.get("apiVersion") == "serving.knative.dev/v1"  # a Knative Service too
+    return (0 if workload else 1, kind, str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
 def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:

@@ -12,13 +12,15 @@ from omerender.diagnostics import ERROR, INFO, WARNING
 from omerender.render import companions, exposure, modelconfig, modes
 from omerender.render import pod as render
 from omerender.render.multinode import render_multinode
+from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
 from omerender.verify import quirks
 
 AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
-    modes.SERVERLESS: "a Knative Service (serving.knative.dev/v1)",
-    modes.RAY_VLLM: "RayClusters and prober Deployments",
+    # still in OME 17b77eda: constants.go:443, components/engine.go:158-159, reconcilers/multinodevllm/
+    modes.RAY_VLLM: "RayClusters <component>-<i>, prober Deployments <component>-<i>-mnp and a Ray Service "
+    "(reconcilers/multinodevllm/ray.go:42-64, multinodeprober_reconciler.go:59-160)",
 }
 
 
@@ -138,12 +140,14 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
             objects.extend(_raw(ctx, component, spec))
         elif mode == modes.MULTI_NODE and component != "router":
             objects.extend(render_multinode(ctx, component, spec))
+        elif mode == modes.SERVERLESS and component != "decoder":
+            objects.extend(knative_service(ctx, component, spec))
         elif mode in NOT_RENDERED:
             ctx.problems.append(
                 ctx.isvc.diag(
                     ERROR,
                     f"{component} component uses deployment mode {mode}, for which OME creates {NOT_RENDERED[mode]}; "
-                    "omerender renders only RawDeployment and MultiNode components",
+                    "omerender renders RawDeployment, MultiNode and Serverless components only",
                     "spec",
                     component,
                     code="unsupported-deployment-mode",

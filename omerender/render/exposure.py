@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO
-from omerender.render import companions, ingress, modes
+from omerender.render import companions, ingress, modes, serverless
 from omerender.render import pod as render
 
 
@@ -36,7 +36,11 @@ def exposure(ctx: render.Context, chosen: dict[str, str], objects: list[dict[str
     """The external Service, or the Ingress, for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
     config = ingress.resolve(ctx.ingress, annotations)
-    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
+    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service" and o["apiVersion"] == "v1"}
+    for knative in (o for o in objects if o["apiVersion"] == serverless.KNATIVE_API):
+        # Knative's route Service of the same name, once the ksvc is ready: GetTargetServicePort reads its port
+        placeholder = {"spec": {"ports": [{"port": serverless.KNATIVE_SERVICE_PORT}]}}
+        services.setdefault(knative["metadata"]["name"], placeholder)
     if config.disable_creation:
         external = companions.external_service(ctx.name, ctx.namespace, ctx.body, services)
         return [] if external is None else [external]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from builders import FORMATS, MODEL, dump, isvc, objects, only, runtime
 
 from omerender.render.companions import KEDA_DEFAULT_QUERY, go_sprintf_name
@@ -129,13 +130,24 @@ def test_external_autoscaler_and_service_annotations(run_cli, tmp_path):
     }
 
 
-def test_serverless_engine_is_a_clear_error(run_cli, tmp_path):
+def test_serverless_engine_renders_a_knative_service(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": {"minReplicas": 0}}))
+    assert result.exit_code == 0, result
+    assert kinds(result.stdout) == [("ConfigMap", "modelconfig-svc"), ("Service", "svc"), ("Service", "svc-engine")]
+    ksvc = next(d for d in yaml.safe_load_all(result.stdout) if d["apiVersion"] == "serving.knative.dev/v1")
+    annotations = ksvc["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["autoscaling.knative.dev/min-scale"] == "0"
+    assert annotations["autoscaling.knative.dev/max-scale"] == "3"
+    assert annotations["autoscaling.knative.dev/class"] == "kpa.autoscaling.knative.dev"
+    assert ksvc["spec"]["traffic"] == [{"latestRevision": True, "percent": 100}]
+
+
+def test_multinode_ray_vllm_is_a_clear_error(run_cli, tmp_path):
+    engine = {"minReplicas": 1, "annotations": {"ome.io/deploymentMode": "MultiNodeRayVLLM"}}
+    result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": engine}))
     assert result.exit_code == 1
-    line = line_of(tmp_path, "minReplicas: 0")
-    assert (
-        f"in.yaml:{line}:5: error: engine component uses deployment mode Serverless, for which OME creates a Knative Service (serving.knative.dev/v1); omerender renders only RawDeployment and MultiNode components"
-        in result.stderr
+    assert "error: engine component uses deployment mode MultiNodeRayVLLM, for which OME creates RayClusters" in (
+        result.stderr
     )
 
 
