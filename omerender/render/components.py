@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING
-from omerender.render import companions, exposure, modelconfig, modes
+from omerender.render import accelerators, companions, exposure, modelconfig, modes
 from omerender.render import pod as render
 from omerender.render.multinode import render_multinode
 from omerender.render.serverless import knative_service
@@ -114,11 +114,32 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     return objects
 
 
+def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
+    """Each engine/decoder's AcceleratorClass into ``ctx.accelerators``; False after OME's error."""
+    classes = accelerators.cluster_classes(universe)
+    named = bool((ctx.body["spec"].get("runtime") or {}).get("name"))
+    for component in ("engine", "decoder"):
+        if ctx.body["spec"].get(component) is None:
+            continue
+        found, error, note = accelerators.resolve(ctx.body, ctx.runtime_spec, ctx.model.spec, named, component, classes)
+        if error is not None:
+            ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code="AcceleratorClassError"))
+            return False
+        if note is not None:
+            ctx.problems.append(ctx.isvc.diag(ERROR, note, "spec", code="accelerator-policy-not-emulated"))
+            return False
+        if found is not None:
+            ctx.accelerators[component] = found
+            message = f"{component} runs on AcceleratorClass {found.name}"
+            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", component, code="accelerator-class"))
+    return True
+
+
 def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     findings = quirks.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
-    if any(f.severity == ERROR for f in findings):
+    if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
         return []
     merged = {c: render.merge_component(ctx, c) for c in modes.COMPONENTS}
     chosen, error = modes.component_modes(merged)

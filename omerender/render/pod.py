@@ -10,6 +10,7 @@ from omerender.load.controller_config import IngressConfig
 from omerender.load.reader import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
+from omerender.render.accelerators import Resolved, apply_to_runner
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
 from omerender.resolve.index import BM
@@ -57,6 +58,7 @@ class Context:
     sources: tuple[Obj, ...]  # where merged values may come from: the InferenceService, then the chain leaf to root
     problems: list[Diagnostic] = field(default_factory=list)
     ingress: IngressConfig = field(default_factory=IngressConfig)  # inferenceservice-config ``ingress``
+    accelerators: dict[str, Resolved] = field(default_factory=dict)  # component -> its resolved AcceleratorClass
 
     @property
     def name(self) -> str:
@@ -171,7 +173,9 @@ def _model_label(model: Obj) -> str:
     return cluster_model_label(model.name)
 
 
-def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner: dict[str, Any]) -> None:
+def _prepare_runner(
+    ctx: Context, component: str, merged: dict[str, Any], runner: dict[str, Any], worker: bool = False
+) -> None:
     """The steps OME applies to the runner alone: model env and mount, fallback resources, PARALLELISM_SIZE."""
     path = (ctx.model.spec.get("storage") or {}).get("path")
     own_runner = (ctx.body["spec"].get(component) or {}).get("runner") or {}
@@ -188,7 +192,14 @@ def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner
                 for part in ("requests", "limits"):
                     for key, value in ((container.get("resources") or {}).get(part) or {}).items():
                         resources.setdefault(part, {}).setdefault(key, value)
-    if component != "router":
+    resolved = ctx.accelerators.get(component) if not worker else None
+    if resolved is not None:
+        user_set = bool(
+            (own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")
+        )
+        for note in apply_to_runner(resolved, runner, user_set):
+            ctx.problems.append(ctx.isvc.diag(WARNING, note, "spec", component, code="accelerator-partial"))
+    elif component != "router":  # setParallelismEnvVarForEngine runs only when no class resolved
         gpus = _gpus(runner.get("resources") or {})
         if gpus > 0:
             workers = int(((merged.get("worker") or {}).get("size")) or 0)
@@ -229,7 +240,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
     pod = {k: copy(v) for k, v in merged.items() if k not in NOT_POD_FIELDS}
     runner = copy(merged.get("runner")) if isinstance(merged.get("runner"), dict) else None
     if runner is not None:
-        _prepare_runner(ctx, component, merged, runner)
+        _prepare_runner(ctx, component, merged, runner, worker)
     if runner is None and not pod.get("containers"):
         ctx.problems.append(
             ctx.isvc.diag(
@@ -260,9 +271,14 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
     if component != "router":
         selector = dict(pod.get("nodeSelector") or {})
         selector.setdefault(_model_label(ctx.model), "Ready")
+        resolved = ctx.accelerators.get(component) if not worker else None
+        discovery = (resolved.spec.get("discovery") or {}) if resolved is not None else {}
         selector.update(ctx.runtime_spec.get("nodeSelector") or {})
+        selector.update(discovery.get("nodeSelector") or {})  # MergeNodeSelector: runtime, class, InferenceService
         selector.update((ctx.body["spec"].get(component) or {}).get("nodeSelector") or {})
         pod["nodeSelector"] = selector
+        if discovery.get("affinity") and (ctx.body["spec"].get(component) or {}).get("affinity") is None:
+            pod["affinity"] = copy(discovery["affinity"])  # Update{Engine,Decoder}Affinity replaces it
     for container in [*pod["containers"], *(pod.get("initContainers") or [])]:
         if isinstance(container, dict):
             container["resources"] = _go_resources(container.get("resources"))

@@ -117,18 +117,6 @@ def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnost
         found = size_range_finding(runtime, chains.get(id(runtime)), auto_selecting)
         if found is not None:
             out.append(found)
-        if runtime.spec.get("acceleratorRequirements") is not None:
-            out.append(
-                runtime.diag(
-                    WARNING,
-                    f"runtime {runtime.name} declares acceleratorRequirements, but omerender does not model AcceleratorClasses: "
-                    "an InferenceService that resolves a class gets that class's resources, nodeSelector, affinity and "
-                    "env/args overrides (and no PARALLELISM_SIZE) in a cluster, none of which is rendered",
-                    "spec",
-                    "acceleratorRequirements",
-                    code="accelerator-not-modelled",
-                )
-            )
         out.extend(template_findings(runtime))
     return out
 
@@ -163,16 +151,7 @@ def accelerator_findings(
     keys = where[0] if where else ("spec", "acceleratorSelector", "policy")
     named = bool(((body.get("spec") or {}).get("runtime") or {}).get("name"))
     wanted = ", ".join(classes) if classes else f"policy {policy}"
-    out = [
-        isvc.diag(
-            WARNING,
-            f"InferenceService asks for accelerator class {wanted}, but omerender does not model AcceleratorClasses: the "
-            "rendered pods lack what a resolved class adds (resources, nodeSelector, affinity, env/args overrides) and "
-            "carry PARALLELISM_SIZE, which OME omits when a class resolves",
-            *keys,
-            code="accelerator-not-modelled",
-        )
-    ]
+    out: list[Diagnostic] = []
     if classes and not matcher.accelerator_compatible(runtime_spec, classes):
         if named:
             message = (
