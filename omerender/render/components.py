@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, WARNING
-from omerender.render import accelerators, companions, exposure, modelconfig, modes
+from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
 from omerender.render import pod as render
+from omerender.render.deployment import deployment as build_deployment
 from omerender.render.multinode import render_multinode
 from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
@@ -95,7 +96,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
         if len(merged.get("config") or {}) > 1:
             message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
             ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code="router-config-order"))
-    deployment = render.deployment(ctx, component, merged, pod)
+    deployment = build_deployment(ctx, component, merged, pod)
     labels = deployment["metadata"]["labels"]
     companions.pod_labels_from_annotations(labels, annotations)
     deployment["spec"]["template"]["metadata"]["labels"] = dict(labels)
@@ -141,6 +142,23 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     ctx.problems.extend(findings)
     if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
         return []
+    ctx.finetuned, refused = finetuned.resolve(ctx.body, universe)
+    if refused is not None:
+        ctx.problems.append(ctx.isvc.diag(ERROR, refused, "spec", "model", code="FineTunedWeightError"))
+        return []
+    if ctx.finetuned is not None:
+        message = (
+            f"fine-tuned serving of {ctx.finetuned.name}: OME's pod webhook adds the fine-tuned-adapter init container "
+            "to each Pod at creation (pkg/webhook/admission/pod/fine_tuned_adapter_injector.go:113-134); it is not in "
+            "the Deployment OME creates, so it is not rendered"
+        )
+        ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "model", code="fine-tuned-adapter"))
+        if ctx.finetuned.strategy is None:
+            message = (
+                f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations then "
+                "returns no annotations, so the engine's objects carry none (not even the InferenceService's)"
+            )
+            ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code="fine-tuned-no-strategy"))
     merged = {c: render.merge_component(ctx, c) for c in modes.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:

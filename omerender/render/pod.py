@@ -9,7 +9,8 @@ from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.controller_config import IngressConfig
 from omerender.load.reader import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
+from omerender.names import cluster_model_label, namespaced_model_label
+from omerender.render import finetuned
 from omerender.render.accelerators import Resolved, apply_to_runner
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
@@ -59,6 +60,7 @@ class Context:
     problems: list[Diagnostic] = field(default_factory=list)
     ingress: IngressConfig = field(default_factory=IngressConfig)  # inferenceservice-config ``ingress``
     accelerators: dict[str, Resolved] = field(default_factory=dict)  # component -> its resolved AcceleratorClass
+    finetuned: finetuned.FineTuned | None = None  # the model's FineTunedWeight, for the engine and decoder
 
     @property
     def name(self) -> str:
@@ -115,8 +117,13 @@ def labels_and_annotations(
     mspec = model.spec
     annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in DISALLOWED_ANNOTATIONS}
     annotations.update(merged.get("annotations") or {})
+    ft = ctx.finetuned if component != "router" else None
+    if ft is not None:
+        annotated = finetuned.annotate(ft, annotations)
+        if annotated is None:  # no hyperParameters.strategy: ProcessBaseAnnotations returns (nil, nil)
+            return _labels(ctx, component, merged), {}
     for key in ("ome.io/base-model-decryption-key-name", "ome.io/base-model-decryption-secret-name"):
-        if key in model.annotations:
+        if key in model.annotations and not (ft is not None and ft.merged):
             annotations[key] = model.annotations[key]
     annotations["ome.io/base-model-name"] = model.name
     if mspec.get("vendor"):
@@ -127,7 +134,13 @@ def labels_and_annotations(
     if fmt.get("version"):
         annotations["ome.io/base-model-format-version"] = str(fmt["version"])
     annotations["ome.io/serving-runtime"] = ctx.runtime_name
+    return _labels(ctx, component, merged), {k: str(v) for k, v in annotations.items()}
 
+
+def _labels(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str, str]:
+    meta = ctx.body.get("metadata") or {}
+    model = ctx.model
+    mspec = model.spec
     labels = dict(meta.get("labels") or {})
     labels.update(merged.get("labels") or {})
     labels.update(
@@ -143,7 +156,9 @@ def labels_and_annotations(
     )
     if mspec.get("vendor"):
         labels["base-model-vendor"] = str(mspec["vendor"])
-    return {k: str(v) for k, v in labels.items()}, {k: str(v) for k, v in annotations.items()}
+    if ctx.finetuned is not None and component != "router":
+        finetuned.label(ctx.finetuned, labels)
+    return {k: str(v) for k, v in labels.items()}
 
 
 def _upsert_env(env: list[dict[str, Any]], name: str, value: str, *, overwrite: bool) -> None:
@@ -179,10 +194,15 @@ def _prepare_runner(
     """The steps OME applies to the runner alone: model env and mount, fallback resources, PARALLELISM_SIZE."""
     path = (ctx.model.spec.get("storage") or {}).get("path")
     own_runner = (ctx.body["spec"].get(component) or {}).get("runner") or {}
-    if component != "router" and path:
-        env = runner.setdefault("env", [])
-        _upsert_env(env, "MODEL_PATH", str(path), overwrite=False)
+    ft = ctx.finetuned if component != "router" else None
+    annotations = labels_and_annotations(ctx, component, merged)[1] if component != "router" else {}
+    original = finetuned.original_model_mount_needed(annotations)
+    if component != "router" and path and original and ft is None:
+        _upsert_env(runner.setdefault("env", []), "MODEL_PATH", str(path), overwrite=False)
+    if component != "router" and path and original:
         runner.setdefault("volumeMounts", []).append({"name": ctx.model.name, "mountPath": str(path), "readOnly": True})
+    if ft is not None:
+        finetuned.runner_env_and_mounts(ft, ctx.model.spec.get("vendor"), runner, annotations)
     if component != "router" and not (
         (own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")
     ):
@@ -268,7 +288,12 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
-    if component != "router":
+    annotations = labels_and_annotations(ctx, component, merged)[1] if component != "router" else {}
+    if finetuned.empty_dir_needed(annotations) and not any(
+        v.get("name") == finetuned.EMPTY_DIR for v in pod.get("volumes") or []
+    ):
+        pod.setdefault("volumes", []).append({"name": finetuned.EMPTY_DIR, "emptyDir": {"medium": "Memory"}})
+    if component != "router" and not (ctx.finetuned is not None and ctx.finetuned.merged):
         selector = dict(pod.get("nodeSelector") or {})
         selector.setdefault(_model_label(ctx.model), "Ready")
         resolved = ctx.accelerators.get(component) if not worker else None
@@ -293,60 +318,3 @@ def _go_resources(resources: Any) -> Any:
     if not isinstance(resources, dict):
         return resources
     return {k: v for k, v in canonical_resources(resources).items() if v not in ({}, [], None)}
-
-
-def _container_defaults(container: dict[str, Any]) -> None:
-    container.setdefault("terminationMessagePath", "/dev/termination-log")
-    container.setdefault("terminationMessagePolicy", "File")
-    container.setdefault("imagePullPolicy", "IfNotPresent")
-    if container.get("name") == "ome-container" and not container.get("readinessProbe"):
-        ports = container.get("ports") or []
-        port = ports[0].get("containerPort", 8080) if ports else 8080
-        container["readinessProbe"] = {
-            "tcpSocket": {"port": port},
-            "timeoutSeconds": 1,
-            "periodSeconds": 10,
-            "successThreshold": 1,
-            "failureThreshold": 3,
-        }
-
-
-def deployment(ctx: Context, component: str, merged: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
-    name = f"{ctx.name}-{component}"
-    labels, annotations = labels_and_annotations(ctx, component, merged)
-    app = truncate_name(name, 63)
-    labels["app"] = app
-    pod.setdefault("dnsPolicy", "ClusterFirst")
-    pod.setdefault("restartPolicy", "Always")
-    pod.setdefault("terminationGracePeriodSeconds", 30)
-    pod.setdefault("securityContext", {})
-    pod.setdefault("schedulerName", "default-scheduler")
-    for container in pod["containers"]:
-        _container_defaults(container)
-    strategy = merged.get("deploymentStrategy")
-    if (
-        not isinstance(strategy, dict)
-        or not strategy
-        or (strategy.get("type", "RollingUpdate") == "RollingUpdate" and not strategy.get("rollingUpdate"))
-    ):
-        strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": ctx.namespace, "labels": labels, "annotations": annotations},
-        "spec": {
-            "selector": {"matchLabels": {"app": app}},
-            "strategy": strategy,
-            "revisionHistoryLimit": 10,
-            "progressDeadlineSeconds": 600,
-            "template": {
-                "metadata": {
-                    "name": name,
-                    "namespace": ctx.namespace,
-                    "labels": dict(labels),
-                    "annotations": dict(annotations),
-                },
-                "spec": pod,
-            },
-        },
-    }
