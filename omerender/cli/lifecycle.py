@@ -107,6 +107,8 @@ def effective(
     record = result.lifecycle.records.get(key)
     searched = record is not None and _search_roots(search_path)(record.isvc)
     files = {result.lifecycle.path, *((model_metadata,) if model_metadata else ())}
+    config_problems = [d for d in result.diagnostics if d.code.startswith("controller-config")]
+    files |= {d.path for d in config_problems}  # a refused controller configuration stops OME's controller
     if record is not None and not searched:
         files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
         model_ref = record.isvc.spec.get("model")
@@ -131,7 +133,7 @@ def effective(
         click.echo(dump_one(desc), nl=False)
     else:
         click.echo(text(desc, origin_rows(record) if show_origin else None), nl=False)
-    if record.revision is None:
+    if record.revision is None or any(d.severity == "error" for d in config_problems):
         sys.exit(EXIT_FINDINGS)
 
 
