@@ -90,8 +90,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         message = f"Runtime {name} does not support model {model_name}: {chain.message}"
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
         return None
-    assert chain.spec is not None
-    spec = matcher.apply_format_defaults(chain.spec)
+    spec = matcher.apply_format_defaults(chain.spec or {})  # a resolved chain always has a spec
     fmt = model.spec.get("modelFormat")
     if not isinstance(fmt, dict) or not fmt.get("name"):
         result.diagnostics.append(
@@ -218,8 +217,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if found is None:
         return []
     runtime, chain = found
-    assert chain.spec is not None
-    spec = admission.runtime_defaults(chain.spec)
+    spec = admission.runtime_defaults(chain.spec or {})  # a settled chain always has a spec
     result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime, chain.runtimes))
     if body["spec"].get("engine") is None:
         result.diagnostics.append(
