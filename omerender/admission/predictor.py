@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from omerender.resolve.merge import copy
+from omerender.data import copy
 
 DEPRECATION = "ome.io/deprecation-warning"
 DEPRECATION_TEXT = "The Predictor field is deprecated and will be removed in a future release. Please use Engine and Model fields instead."

@@ -8,7 +8,6 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
-    EXIT_FINDINGS,
     controller_config_option,
     guard,
     kube_version_option,
@@ -25,6 +24,7 @@ from omerender.cli.common import (
     with_gitops_options,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS
 
 
 @click.command()

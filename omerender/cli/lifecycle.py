@@ -8,9 +8,8 @@ from typing import Any
 
 import click
 
+from omerender import codes
 from omerender.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_USAGE,
     controller_config_option,
     guard,
     lock_file_option,
@@ -22,6 +21,7 @@ from omerender.cli.common import (
     stdin,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 
 
 def _search_roots(search_path: tuple[str, ...]) -> Any:
@@ -107,7 +107,8 @@ def effective(
     record = result.lifecycle.records.get(key)
     searched = record is not None and _search_roots(search_path)(record.isvc)
     files = {result.lifecycle.path, *((model_metadata,) if model_metadata else ())}
-    config_problems = [d for d in result.diagnostics if d.code.startswith("controller-config")]
+    config_codes = (codes.CONTROLLER_CONFIG, codes.CONTROLLER_CONFIG_UNKNOWN, codes.CONTROLLER_CONFIG_POD_ONLY)
+    config_problems = [d for d in result.diagnostics if d.code in config_codes]
     files |= {d.path for d in config_problems}  # a refused controller configuration stops OME's controller
     if record is not None and not searched:
         files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}

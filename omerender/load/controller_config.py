@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 
 NAME = "inferenceservice-config"
 NAMESPACE = "ome"  # constants.OMENamespace: POD_NAMESPACE, "ome" by default
@@ -99,13 +100,13 @@ def _decode(
     try:
         value = json.loads(str(text))
     except ValueError as exc:
-        problems.append(obj.diag(ERROR, f"{prefix}{exc}", "data", key, code="controller-config"))
+        problems.append(obj.diag(ERROR, f"{prefix}{exc}", "data", key, code=codes.CONTROLLER_CONFIG))
         return None
     if value is None:
         return {}
     if not isinstance(value, dict):
         message = f"{prefix}json: cannot unmarshal {_json_type(value)} into Go value of type controllerconfig.{struct}"
-        problems.append(obj.diag(ERROR, message, "data", key, code="controller-config"))
+        problems.append(obj.diag(ERROR, message, "data", key, code=codes.CONTROLLER_CONFIG))
         return None
     lowered = {k.lower(): k for k in fields}
     out: dict[str, Any] = {}
@@ -114,7 +115,7 @@ def _decode(
         canonical = name if name in fields else lowered.get(str(name).lower())
         if canonical is None:
             message = f"{key}: unknown field {name!r}, which OME's controller ignores (known: {', '.join(fields)})"
-            problems.append(obj.diag(WARNING, message, "data", key, code="controller-config-unknown"))
+            problems.append(obj.diag(WARNING, message, "data", key, code=codes.CONTROLLER_CONFIG_UNKNOWN))
             continue
         _, go_type = fields[canonical]
         if item is None and go_type.startswith("*"):
@@ -137,7 +138,7 @@ def _decode(
             continue
         out[canonical] = item
     if first_error:
-        problems.append(obj.diag(ERROR, first_error, "data", key, code="controller-config"))
+        problems.append(obj.diag(ERROR, first_error, "data", key, code=codes.CONTROLLER_CONFIG))
         return None
     return out
 
@@ -172,16 +173,16 @@ def _ingress(obj: Obj, problems: list[Diagnostic]) -> IngressConfig | None:
         config.enable_gateway_api = values.get("enableGatewayAPI", False)
         if not config.ingress_gateway or not config.ingress_service:
             message = "invalid ingress config - ingressGateway and ingressService are required"
-            problems.append(obj.diag(ERROR, message, "data", "ingress", code="controller-config"))
+            problems.append(obj.diag(ERROR, message, "data", "ingress", code=codes.CONTROLLER_CONFIG))
             return None
         if config.path_template:
             if config.path_template.count("{{") != config.path_template.count("}}"):
                 message = "invalid ingress config, unable to parse pathTemplate: unclosed action"
-                problems.append(obj.diag(ERROR, message, "data", "ingress", code="controller-config"))
+                problems.append(obj.diag(ERROR, message, "data", "ingress", code=codes.CONTROLLER_CONFIG))
                 return None
             if not config.ingress_domain:
                 message = "invalid ingress config - ingressDomain is required if pathTemplate is given"
-                problems.append(obj.diag(ERROR, message, "data", "ingress", code="controller-config"))
+                problems.append(obj.diag(ERROR, message, "data", "ingress", code=codes.CONTROLLER_CONFIG))
                 return None
     config.domain_template = config.domain_template or DEFAULT_DOMAIN_TEMPLATE
     config.ingress_domain = config.ingress_domain or DEFAULT_INGRESS_DOMAIN
@@ -204,13 +205,13 @@ def _deploy(obj: Obj, problems: list[Diagnostic]) -> str | None:
                 "invalid deploy config, defaultDeploymentMode is required",
                 "data",
                 "deploy",
-                code="controller-config",
+                code=codes.CONTROLLER_CONFIG,
             )
         )
         return None
     if mode not in MODES:
         message = "invalid deployment mode. Supported modes are Serverless and RawDeployment"
-        problems.append(obj.diag(ERROR, message, "data", "deploy", code="controller-config"))
+        problems.append(obj.diag(ERROR, message, "data", "deploy", code=codes.CONTROLLER_CONFIG))
         return None
     return mode
 
@@ -220,22 +221,22 @@ def parse(obj: Obj) -> tuple[ControllerConfig | None, list[Diagnostic]]:
     problems: list[Diagnostic] = []
     data = obj.body.get("data")
     if data is not None and not isinstance(data, dict):
-        problems.append(obj.diag(ERROR, "data must be a map of strings", "data", code="controller-config"))
+        problems.append(obj.diag(ERROR, "data must be a map of strings", "data", code=codes.CONTROLLER_CONFIG))
         return None, problems
     data = data or {}
     for key in sorted(data):
         if not isinstance(data[key], str):
             message = f"data.{key} must be a string (a JSON document), as in every ConfigMap"
-            problems.append(obj.diag(ERROR, message, "data", key, code="controller-config"))
+            problems.append(obj.diag(ERROR, message, "data", key, code=codes.CONTROLLER_CONFIG))
             return None, problems
         if key in READ_BY_CONTROLLER:
             continue
         if key in POD_WEBHOOK_KEYS:
             message = f"{key} is read by OME's pod webhook when Pods are created, not by the controller; omerender renders Deployments, so it has no effect here"
-            problems.append(obj.diag(INFO, message, "data", key, code="controller-config-pod-only"))
+            problems.append(obj.diag(INFO, message, "data", key, code=codes.CONTROLLER_CONFIG_POD_ONLY))
         else:
             message = f"unknown key {key}: OME's controller does not read it (it reads {', '.join(READ_BY_CONTROLLER)})"
-            problems.append(obj.diag(WARNING, message, "data", key, code="controller-config-unknown"))
+            problems.append(obj.diag(WARNING, message, "data", key, code=codes.CONTROLLER_CONFIG_UNKNOWN))
     mode = _deploy(obj, problems)
     ingress = _ingress(obj, problems)
     if "multinodeProber" in data:
@@ -284,13 +285,13 @@ def select(
         found = find(loaded.objects, NAMESPACE)
         if not found and not loaded.diagnostics:
             message = f"--controller-config: no ConfigMap {NAME} (namespace {NAMESPACE}) in {path}"
-            problems.append(Diagnostic(path, 1, 1, ERROR, message, "controller-config"))
+            problems.append(Diagnostic(path, 1, 1, ERROR, message, codes.CONTROLLER_CONFIG))
     else:
         found = find(objects, namespace)
     if len(found) > 1:
         for extra in found[1:]:
             message = f"a second ConfigMap {NAMESPACE}/{NAME}; OME reads one (first at {found[0].path})"
-            problems.append(extra.diag(ERROR, message, "metadata", "name", code="controller-config"))
+            problems.append(extra.diag(ERROR, message, "metadata", "name", code=codes.CONTROLLER_CONFIG))
     if not found or problems:
         return ControllerConfig(), problems
     config, found_problems = parse(found[0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -28,7 +28,7 @@ class DuplicateKeyError(yaml.MarkedYAMLError):
     pass
 
 
-class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
+class _Loader(yaml.CSafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[tuple[str, str], yaml.Node] = {}
         for key_node, _ in node.value:
@@ -42,7 +42,8 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
                         key_node.start_mark,
                     )
                 seen[ident] = key_node
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
@@ -52,11 +53,11 @@ def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
 
-class _Dumper(yaml.CSafeDumper):  # type: ignore[misc,name-defined]
+class _Dumper(yaml.CSafeDumper):
     pass
 
 
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+def _represent_str(dumper: _Dumper, data: str) -> yaml.Node:
     if "\n" in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
@@ -138,7 +139,7 @@ def _count_nodes(text: str) -> None:
             if count > MAX_FILE_NODES:
                 raise yaml.MarkedYAMLError(
                     problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files",
-                    problem_mark=event.start_mark,
+                    problem_mark=cast(yaml.Mark, event.start_mark),
                 )
 
 
@@ -171,6 +172,8 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
         index = 0
         while loader.check_node():
             node = loader.get_node()
+            if node is None:
+                break
             if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
                 raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
             data = loader.construct_document(node)
@@ -220,7 +223,7 @@ def dump_stream(objects: list[Any]) -> str:
         allow_unicode=True,
         width=1 << 30,
         explicit_start=False,
-    ).replace("\n...\n", "\n")  # type: ignore[no-any-return]
+    ).replace("\n...\n", "\n")
 
 
 def dump_one(obj: Any) -> str:

@@ -1,4 +1,5 @@
-"""AcceleratorClass selection for the engine and decoder, and what a resolved class does to their pods.
+"""AcceleratorClasses: what an InferenceService asks of them (ome-rendering §2.5), the class each engine and
+decoder resolves, and what a resolved class does to their pods.
 
 Mirrors OME 17b77eda: ``GetAcceleratorClass`` (``pkg/acceleratorclassselector/selector.go:45-120``), called per
 component from ``inferenceservice/controller.go:286,320``; the effects in ``components/engine.go:269-313`` through
@@ -13,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from omerender.load.reader import Obj
+from omerender import codes
+from omerender.diagnostics import ERROR, Diagnostic
+from omerender.load.obj import Obj
+from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
 from omerender.resolve.index import Universe
-from omerender.selection import matcher
+from omerender.selection.matching import ACCELERATOR_REASON, accelerator_compatible
+from omerender.selection.scoring import supported_format_index
 
 KIND = "AcceleratorClass"
 EMULATED_POLICIES = ("FirstAvailable",)
@@ -115,7 +120,7 @@ def resolve(
             f"Failed to get accelerator class for {component}: accelerator class {name} not found at cluster scope",
             None,
         )
-    index = matcher.supported_format_index(runtime_spec, model_spec, named_runtime)
+    index = supported_format_index(runtime_spec, model_spec, named_runtime)
     formats = runtime_spec.get("supportedModelFormats") or []
     config: dict[str, Any] = {}
     if index is not None and 0 <= index < len(formats) and isinstance(formats[index], dict):
@@ -201,3 +206,50 @@ def apply_to_runner(resolved: Resolved, runner: dict[str, Any], user_set_resourc
                 resources.setdefault("requests", {})[str(item["name"])] = quantity
                 resources.setdefault("limits", {})[str(item["name"])] = quantity
     return notes
+
+
+def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The union of accelerator classes an InferenceService requires, and where each is written."""
+    classes: list[str] = []
+    where: list[tuple[Any, ...]] = []
+    annotations = (body.get("metadata") or {}).get("annotations") or {}
+    if annotations.get(ACCELERATOR_ANNOTATION):
+        classes.append(str(annotations[ACCELERATOR_ANNOTATION]))
+        where.append(("metadata", "annotations", ACCELERATOR_ANNOTATION))
+    spec = body.get("spec") or {}
+    for keys in (("acceleratorSelector",), ("engine", "acceleratorOverride"), ("decoder", "acceleratorOverride")):
+        part: Any = spec
+        for key in keys:
+            part = part.get(key) if isinstance(part, dict) else None
+        if isinstance(part, dict) and part.get("acceleratorClass"):
+            classes.append(str(part["acceleratorClass"]))
+            where.append(("spec", *keys, "acceleratorClass"))
+    return classes, where
+
+
+def accelerator_findings(
+    isvc: Obj, body: dict[str, Any], runtime_name: str, runtime_spec: dict[str, Any], model_name: str
+) -> list[Diagnostic]:
+    classes, where = required_classes(body)
+    selector = (body.get("spec") or {}).get("acceleratorSelector")
+    policy = selector.get("policy") if isinstance(selector, dict) else None
+    if not classes and not policy:
+        return []
+    keys = where[0] if where else ("spec", "acceleratorSelector", "policy")
+    named = bool(((body.get("spec") or {}).get("runtime") or {}).get("name"))
+    wanted = ", ".join(classes) if classes else f"policy {policy}"
+    out: list[Diagnostic] = []
+    if classes and not accelerator_compatible(runtime_spec, classes):
+        if named:
+            message = (
+                f"Runtime {runtime_name} does not support model {model_name}: runtime {runtime_name} does not support "
+                f"model : {ACCELERATOR_REASON}"
+            )
+            out.append(isvc.diag(ERROR, message, *keys, code=codes.RUNTIME_VALIDATION_ERROR))
+        else:
+            message = (
+                f"OME's auto-selection excludes every runtime whose acceleratorRequirements.acceleratorClasses lacks "
+                f"{wanted} ({ACCELERATOR_REASON}), so it would not select {runtime_name}"
+            )
+            out.append(isvc.diag(ERROR, message, *keys, code=codes.RUNTIME_SELECTION_ERROR))
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import codes, ome
 from omerender.diagnostics import ERROR, INFO, WARNING
 from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
 from omerender.render import pod as render
@@ -15,7 +16,6 @@ from omerender.render.deployment import deployment as build_deployment
 from omerender.render.multinode import render_multinode
 from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
-from omerender.verify import quirks
 
 AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
@@ -41,7 +41,7 @@ def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | N
                 f'failed to get base model spec for {name}: {resource} "{name}" not found{hint}',
                 "spec",
                 "model",
-                code="ModelConfigError",
+                code=codes.MODEL_CONFIG_ERROR,
             )
         )
         return None
@@ -71,10 +71,10 @@ def _autoscaler(
     own = (ctx.body.get("metadata") or {}).get("annotations") or {}
     message = (
         f"[{klass}] is not a supported autoscaler class type"
-        if own.get(companions.AUTOSCALER_CLASS) == klass
+        if own.get(ome.AUTOSCALER_CLASS) == klass
         else f"unknown autoscaler class type: {klass}"
     )
-    ctx.locate(f"{klass}", ERROR, message, "autoscaler-class")
+    ctx.locate(f"{klass}", ERROR, message, codes.AUTOSCALER_CLASS_CODE)
     return []
 
 
@@ -87,7 +87,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     base_labels, annotations = render.labels_and_annotations(ctx, component, merged)
     problem = exposure.component_host_problem(ctx, component, {"annotations": annotations, "labels": base_labels})
     if problem is not None:
-        ctx.problems.append(ctx.isvc.diag(ERROR, problem, "spec", component, code="IngressError"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, problem, "spec", component, code=codes.INGRESS_ERROR))
         return []
     objects: list[dict[str, Any]] = []
     if component == "router":
@@ -95,7 +95,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
         pod["serviceAccountName"] = name
         if len(merged.get("config") or {}) > 1:
             message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
-            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code="router-config-order"))
+            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code=codes.ROUTER_CONFIG_ORDER))
     deployment = build_deployment(ctx, component, merged, pod)
     labels = deployment["metadata"]["labels"]
     companions.pod_labels_from_annotations(labels, annotations)
@@ -109,7 +109,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
             "minAvailable",
             WARNING,
             f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)",
-            "pdb-both-bounds",
+            codes.PDB_BOTH_BOUNDS,
         )
     objects.append(budget)
     return objects
@@ -124,27 +124,27 @@ def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
             continue
         found, error, note = accelerators.resolve(ctx.body, ctx.runtime_spec, ctx.model.spec, named, component, classes)
         if error is not None:
-            ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code="AcceleratorClassError"))
+            ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.ACCELERATOR_CLASS_ERROR))
             return False
         if note is not None:
-            ctx.problems.append(ctx.isvc.diag(ERROR, note, "spec", code="accelerator-policy-not-emulated"))
+            ctx.problems.append(ctx.isvc.diag(ERROR, note, "spec", code=codes.ACCELERATOR_POLICY_NOT_EMULATED))
             return False
         if found is not None:
             ctx.accelerators[component] = found
             message = f"{component} runs on AcceleratorClass {found.name}"
-            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", component, code="accelerator-class"))
+            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", component, code=codes.ACCELERATOR_CLASS))
     return True
 
 
 def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
-    findings = quirks.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
+    findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
     if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
         return []
     ctx.finetuned, refused = finetuned.resolve(ctx.body, universe)
     if refused is not None:
-        ctx.problems.append(ctx.isvc.diag(ERROR, refused, "spec", "model", code="FineTunedWeightError"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, refused, "spec", "model", code=codes.FINE_TUNED_WEIGHT_ERROR))
         return []
     if ctx.finetuned is not None:
         message = (
@@ -152,28 +152,28 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
             "to each Pod at creation (pkg/webhook/admission/pod/fine_tuned_adapter_injector.go:113-134); it is not in "
             "the Deployment OME creates, so it is not rendered"
         )
-        ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "model", code="fine-tuned-adapter"))
+        ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "model", code=codes.FINE_TUNED_ADAPTER))
         if ctx.finetuned.strategy is None:
             message = (
                 f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations then "
                 "returns no annotations, so the engine's objects carry none (not even the InferenceService's)"
             )
-            ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code="fine-tuned-no-strategy"))
-    merged = {c: render.merge_component(ctx, c) for c in modes.COMPONENTS}
+            ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code=codes.FINE_TUNED_NO_STRATEGY))
+    merged = {c: render.merge_component(ctx, c) for c in ome.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:
-        ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code="DeploymentModeError"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.DEPLOYMENT_MODE_ERROR))
         return []
     config_map = _model_config(ctx, universe)
     if config_map is None:
         return []
     objects: list[dict[str, Any]] = [config_map]
-    for component in modes.COMPONENTS:
+    for component in ome.COMPONENTS:
         spec, mode = merged[component], chosen.get(component)
         if spec is None or mode is None:
             continue
         ctx.problems.append(
-            ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code="deployment-mode")
+            ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code=codes.DEPLOYMENT_MODE)
         )
         if mode == modes.RAW:
             objects.extend(_raw(ctx, component, spec))
@@ -189,13 +189,17 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                     "omerender renders RawDeployment, MultiNode and Serverless components only",
                     "spec",
                     component,
-                    code="unsupported-deployment-mode",
+                    code=codes.UNSUPPORTED_DEPLOYMENT_MODE,
                 )
             )
         else:
             ctx.problems.append(
                 ctx.isvc.diag(
-                    ERROR, f"invalid deployment mode for {component}", "spec", component, code="DeploymentModeError"
+                    ERROR,
+                    f"invalid deployment mode for {component}",
+                    "spec",
+                    component,
+                    code=codes.DEPLOYMENT_MODE_ERROR,
                 )
             )
     objects.extend(exposure.exposure(ctx, chosen, objects))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO
 from omerender.render import companions, ingress, modes, serverless
 from omerender.render import pod as render
@@ -50,7 +51,7 @@ def exposure(ctx: render.Context, chosen: dict[str, str], objects: list[dict[str
             f"fails to reconcile ingress: failed to get ingress strategy for deployment mode {mode}: "
             f"unsupported deployment mode: {mode}"
         )
-        ctx.problems.append(ctx.isvc.diag(ERROR, message, "metadata", code="IngressError"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, message, "metadata", code=codes.INGRESS_ERROR))
         return []
     if mode == modes.SERVERLESS:
         message = (
@@ -58,7 +59,7 @@ def exposure(ctx: render.Context, chosen: dict[str, str], objects: list[dict[str
             "Istio VirtualService and an ExternalName Service, and deletes them again on the next reconcile "
             "(reconcilers/ingress/strategies/serverless_strategy.go:158-165, 223-229); omerender renders neither"
         )
-        ctx.problems.append(ctx.isvc.diag(INFO, message, "metadata", code="serverless-ingress"))
+        ctx.problems.append(ctx.isvc.diag(INFO, message, "metadata", code=codes.SERVERLESS_INGRESS))
         return []
     if config.enable_gateway_api:
         message = (
@@ -69,10 +70,10 @@ def exposure(ctx: render.Context, chosen: dict[str, str], objects: list[dict[str
             "Service named like the InferenceService, which exists only when ingress creation is disabled; "
             "omerender does not render HTTPRoutes"
         )
-        ctx.problems.append(ctx.isvc.diag(ERROR, message, "metadata", code="gateway-api-unsupported"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, message, "metadata", code=codes.GATEWAY_API_UNSUPPORTED))
         return []
     try:
         return [ingress.kube_ingress(ctx.name, ctx.namespace, ctx.body, config)]
     except ingress.HostError as exc:
-        ctx.problems.append(ctx.isvc.diag(ERROR, str(exc), "metadata", code="IngressError"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, str(exc), "metadata", code=codes.INGRESS_ERROR))
         return []
