@@ -309,6 +309,9 @@ def diff(
 
     --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
     from the working tree.
+    A --search-path is read from the working tree, also for the GIT_REF side of --against, unless it
+    lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
+    old side). InferenceServices found there are not compared.
     """
     import tempfile
 

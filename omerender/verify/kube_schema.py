@@ -20,7 +20,7 @@ from importlib.resources import files
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, Diagnostic
+from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
 
@@ -192,18 +192,6 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     return sorted(issues, key=lambda i: (_path_sort_key(i.path), i.message))[:MAX_ERRORS_PER_OBJECT]
 
 
-def dotted(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for key in path:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            out += f".{key}" if out else key
-        else:
-            out += f"[{key}]"
-    return out
-
-
 def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -> list[Diagnostic]:
     """Schema errors of one InferenceService's rendered objects, located at the InferenceService."""
     if version is None:
@@ -216,7 +204,7 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         where = ("spec", component) if component else ("spec",)
         name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
         for issue in issues or []:
-            at = f"{dotted(issue.path)}: " if issue.path else ""
+            at = f"{field_path(issue.path)}: " if issue.path else ""
             message = f"rendered {obj.get('kind')} {name} fails the Kubernetes {version} schema: {at}{issue.message}"
             found.append(isvc.diag(ERROR, message, *where, code=codes.KUBE_SCHEMA))
     return found
