@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omerender.diagnostics import field_path
 from omerender.verify import kube_schema as kv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def test_knative_bounds_and_pod_spec_are_checked() -> None:
     bad["spec"]["traffic"][0]["percent"] = 101
     bad["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": "http"}]
     issues = kv.check(bad, kv.DEFAULT_KUBE_VERSION)
-    paths = sorted(kv.dotted(i.path) for i in issues or [])
+    paths = sorted(field_path(i.path) for i in issues or [])
     assert paths == [
         "spec.template.spec.containerConcurrency",
         "spec.template.spec.containers[0].ports[0].containerPort",
@@ -41,7 +42,7 @@ def test_knative_bounds_and_pod_spec_are_checked() -> None:
 def test_unknown_fields_in_the_knative_envelope_are_refused() -> None:
     bad = ksvc()
     bad["spec"]["rollout"] = {}
-    assert [kv.dotted(i.path) for i in kv.check(bad, kv.DEFAULT_KUBE_VERSION) or []] == ["spec"]
+    assert [field_path(i.path) for i in kv.check(bad, kv.DEFAULT_KUBE_VERSION) or []] == ["spec"]
 
 
 def test_shipped_copies_are_identical() -> None:
