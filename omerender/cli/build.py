@@ -8,6 +8,7 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
+    controller_config_option,
     guard,
     kube_version_option,
     lock_file_option,
@@ -45,6 +46,7 @@ from omerender.errors import EXIT_FINDINGS
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @strict_option
 @kube_version_option
 @click.option(
@@ -77,6 +79,7 @@ def build(
     keep_last_good: bool = False,
     lock_file: str | None = None,
     model_metadata: str | None = None,
+    controller_config: str | None = None,
     strict: bool = False,
     validate: str = "strict",
     kube_version: str | None = DEFAULT_KUBE_VERSION,
@@ -110,6 +113,7 @@ def build(
             keep_last_good=keep_last_good,
             lock_file=lock_file,
             model_metadata=model_metadata,
+            controller_config=controller_config,
             validate=validation(validate, strict),
             kube_version=kube,
             fail_empty_input=fail_empty_input,
@@ -140,6 +144,7 @@ def build(
 @namespace_option
 @click.option("-o", "--output", type=click.Choice(["table", "yaml", "json"]), default="table", show_default=True)
 @lock_file_option
+@controller_config_option
 @strict_option
 @with_report_options
 @guard
@@ -153,6 +158,7 @@ def status(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    controller_config: str | None = None,
     strict: bool = False,
     validate: str = "strict",
 ) -> None:
@@ -171,6 +177,7 @@ def status(
         lock_file=lock_file,
         validate=validation(validate, strict),
         kube_version=None,
+        controller_config=controller_config,
     )
     listing, diagnostics, failed = run_status(list(paths), options, stdin)
     report(diagnostics, report_format, report_file, max_errors, verbose)

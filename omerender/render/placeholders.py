@@ -1,8 +1,11 @@
 """OME's Go-template placeholders, recognised and filled without ever evaluating a template.
 
 OME runs the serialised main container through Go's ``html/template`` with the InferenceService's
-metadata as data. omerender accepts only the forms OME documents for that data and fills them
-itself; any other ``{{ ... }}`` is reported, never executed.
+metadata as data (``ReplacePlaceholders``, ``pkg/controller/v1beta1/inferenceservice/utils/merging.go``).
+The template text is the container *marshalled to JSON*, so a ``"`` inside an action reaches the
+template parser as ``\"``: the double-quoted ``{{index .Labels "k"}}`` fails there, and only the
+raw-string form ``{{index .Labels `k`}}`` works. omerender accepts only the forms that work and fills
+them itself; any other ``{{ ... }}`` is reported, never executed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from omerender.names import clip
 
 _FIELD = re.compile(r"^\s*\.(Name|Namespace)\s*$")
 _DOTTED = re.compile(r"^\s*\.(Labels|Annotations)\.([A-Za-z_][A-Za-z0-9_]*)\s*$")
-_INDEX = re.compile(r'^\s*index\s+\.(Labels|Annotations)\s+"((?:[^"\\]|\\.)*)"\s*$')
+_INDEX = re.compile(r"^\s*index\s+\.(Labels|Annotations)\s+`([^`]*)`\s*$")
+_QUOTED_INDEX = re.compile(r'^\s*index\s+\.(Labels|Annotations)\s+"')
+# Go's template parser meets the JSON escape before the quote (parse.go, ``operand``).
+QUOTED_OPERAND = 'template: container-tmpl:1: unexpected "\\\\" in operand'
 _HTML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;", "+": "&#43;", "\0": "\ufffd"}
 
 
@@ -25,6 +31,7 @@ class PlaceholderProblem:
     action: str  # the offending ``{{...}}`` (or the unterminated tail)
     message: str
     fatal: bool
+    ome_error: bool = False  # ``message`` is the template error OME itself reports
 
 
 def _escape(value: str) -> str:
@@ -63,14 +70,19 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
         out.append(text[pos:start])
         pos = end + 2
         whole = text[start:pos]
-        value, note = _fill(text[start + 2 : end], meta)
+        action = text[start + 2 : end]
+        value, note = _fill(action, meta)
+        if value is None and _QUOTED_INDEX.match(action):
+            problems.append(PlaceholderProblem(text, whole, QUOTED_OPERAND, True, ome_error=True))
+            out.append(whole)
+            continue
         if value is None:
             problems.append(
                 PlaceholderProblem(
                     text,
                     whole,
                     f"unsupported template action {clip(whole)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
-                    '{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations "key"}}; '
+                    "{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations `key`}}; "
                     "omerender never evaluates templates",
                     True,
                 )
