@@ -29,6 +29,7 @@ REPLICA_DEFAULTS = {"engine": (1, 3), "decoder": (1, 3), "router": (1, 2)}
 
 # Annotations.
 INHERIT_FROM = "ome.io/inherit-from"
+CONTROLLER_CONFIG_MAP = "inferenceservice-config"  # the ConfigMap OME's controller reads its settings from
 RUNTIME_PROFILE = "ome.io/runtime-profile"
 DEPLOYMENT_MODE = "ome.io/deploymentMode"
 ACCELERATOR_CLASS = "ome.io/accelerator-class"

@@ -48,7 +48,7 @@ def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None 
     """The objects to print; their diagnostics (Flux substitution, output paths) join ``result.diagnostics``."""
     from omerender.diagnostics import INFO, WARNING, sorted_unique
     from omerender.output.clashes import files_for
-    from omerender.output.emit import EmitOptions, select, under
+    from omerender.output.emit import EmitOptions, rendered_sources, select, under
 
     in_search_path = under(list(options.search_paths))
     selection = select(
@@ -62,7 +62,7 @@ def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None 
         ),
     )
     if output_dir:
-        selection.files, problems = files_for(result, selection)
+        selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
         selection.diagnostics.extend(problems)
     result.diagnostics = sorted_unique(result.diagnostics + selection.diagnostics)
     return selection

@@ -16,8 +16,9 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
+from omerender.ome import CONTROLLER_CONFIG_MAP
 
-NAME = "inferenceservice-config"
+NAME = CONTROLLER_CONFIG_MAP
 NAMESPACE = "ome"  # constants.OMENamespace: POD_NAMESPACE, "ome" by default
 DEFAULT_DOMAIN_TEMPLATE = "{{ .Name }}.{{ .Namespace }}.{{ .IngressDomain }}"  # configmap.go:22
 DEFAULT_INGRESS_DOMAIN = "example.com"  # configmap.go:23, used when a ConfigMap's ingress sets none

@@ -18,6 +18,7 @@ from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, position
 from omerender.names import clip, hint
 from omerender.ome import API_VERSION as OME_API_VERSION
+from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
 from omerender.ome import KINDS as OME_KINDS
 from omerender.ome import NAMESPACED_KINDS
 
@@ -225,7 +226,7 @@ def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj
             del obj.body["spec"]
         else:
             drop_nulls(obj.body["spec"])
-    else:
+    elif not (obj.kind == "ConfigMap" and obj.name == CONTROLLER_CONFIG):  # its data is read, with positions
         obj.node = _slim(doc.node)
     if obj.kind in NAMESPACED_KINDS:
         given = (obj.body.get("metadata") or {}).get("namespace")

@@ -7,16 +7,15 @@ OME's naming rule). ``files_for`` sends every object through the path guard (``o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import INFERENCE_SERVICE as ISVC
 
-if TYPE_CHECKING:
-    from omerender.output.emit import Pair, Selection
-    from omerender.pipeline import BuildResult
+Pair = tuple[Obj | None, dict[str, Any]]  # (the input object, or None for a rendered one; the object)
 
 
 def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
@@ -50,15 +49,18 @@ def _rendered_clash(
 
 
 def one_object_per_name(
-    selection: Selection, replace_rendered: bool, origins: dict[int, list[Obj]] | None = None
-) -> None:
+    pairs: list[Pair],
+    diagnostics: list[Diagnostic],
+    replace_rendered: bool,
+    origins: dict[int, list[Obj]] | None = None,
+) -> list[Pair]:
     """Two emitted objects with one identity would overwrite each other when applied: an error, or
     under ``replace_rendered`` (a generator run again) the input copy of a rendered object is dropped."""
     origins = origins or {}
-    rendered = {identity(body) for source, body in selection.pairs if source is None}
+    rendered = {identity(body) for source, body in pairs if source is None}
     seen: dict[tuple[str, str, str, str], tuple[Obj | None, dict[str, Any]]] = {}
     kept: list[Pair] = []
-    for source, body in selection.pairs:
+    for source, body in pairs:
         key = identity(body)
         if source is not None and key in rendered and replace_rendered:
             continue
@@ -67,7 +69,7 @@ def one_object_per_name(
             if source is None and first is None:
                 clash = _rendered_clash(key, body, origins.get(id(first_body), []), origins.get(id(body), []))
                 if clash is not None:
-                    selection.diagnostics.append(clash)
+                    diagnostics.append(clash)
                 continue
             other = (
                 "an object omerender renders"
@@ -77,24 +79,25 @@ def one_object_per_name(
             where = source if source is not None else first
             assert where is not None
             message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
-            selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT))
+            diagnostics.append(where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT))
             continue
         seen[key] = (source, body)
         kept.append((source, body))
-    selection.pairs = kept
+    return kept
 
 
-def files_for(result: BuildResult, selection: Selection) -> tuple[dict[str, dict[str, Any]], list[Diagnostic]]:
+def files_for(
+    pairs: list[Pair], sources: Callable[[dict[str, Any]], list[Obj]]
+) -> tuple[dict[str, dict[str, Any]], list[Diagnostic]]:
     """``--output-dir``'s files (relative path -> object) through the path guard, and its refusals located
     at the object (or the InferenceService an object is rendered for)."""
-    from omerender.output.emit import rendered_sources
     from omerender.output.paths import plan
 
-    planned = plan([(body, source.namespace if source else "") for source, body in selection.pairs])
+    planned = plan([(body, source.namespace if source else "") for source, body in pairs])
     problems: list[Diagnostic] = []
     for index, message, at in planned.problems:
-        source, body = selection.pairs[index]
-        where = source or next(iter(rendered_sources(result, body)), None)
+        source, body = pairs[index]
+        where = source or next(iter(sources(body)), None)
         keys = (at,) if at in ("kind", "apiVersion") else ("metadata", at)
         if where is not None:
             problems.append(where.diag(ERROR, message, *keys, code=codes.OUTPUT_PATH))

@@ -26,7 +26,7 @@ from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
-from omerender.output.clashes import one_object_per_name
+from omerender.output.clashes import Pair, one_object_per_name
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
@@ -40,8 +40,6 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 TOOL_CONFIG_GROUPS = ("kustomize.config.k8s.io/", "kpt.dev/", "fn.kpt.dev/", "config.kubernetes.io/", "omerender.io/")
 _KIND_ORDER = {CBM: 0, BM: 1, CSR: 2, SR: 3, ISVC: 4}
 _SUBSTITUTION = re.compile(r"(?<!\$)\$\{[^}]*\}")
-
-Pair = tuple[Obj | None, dict[str, Any]]
 
 
 @dataclass
@@ -249,7 +247,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
         selection.pairs.append((source, body))
         if source is None:
             origins[id(body)] = sources
-    one_object_per_name(selection, options.replace_rendered, origins)
+    selection.pairs = one_object_per_name(selection.pairs, selection.diagnostics, options.replace_rendered, origins)
     return selection
 
 
