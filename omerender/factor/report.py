@@ -1,0 +1,61 @@
+"""factor's report as text: the profiles with their members and lines, what was left flat, the totals; and diffs."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+
+def _columns(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
+
+
+def _percent(after: int, before: int) -> str:
+    return f"{100 * after / before:.1f}%" if before else "-"
+
+
+def table(report: dict[str, Any]) -> str:
+    out = []
+    if report["profiles"]:
+        rows = [["PROFILE", "PARENT", "FILE", "MEMBERS", "LINES BEFORE", "LINES AFTER"]]
+        for p in report["profiles"]:
+            rows.append(
+                [
+                    p["name"],
+                    p["parent"] or "-",
+                    p["file"],
+                    ",".join(m.rsplit("/", 1)[-1] for m in p["members"]),
+                    str(p["linesBefore"]),
+                    str(p["linesAfter"]),
+                ]
+            )
+        out.append(_columns(rows))
+    if report["flat"]:
+        out.append(_columns([["LEFT FLAT", "REASON"]] + [[f["runtime"], f["reason"]] for f in report["flat"]]))
+    t = report["totals"]
+    out.append(
+        f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} profiles, {t['flat']} left flat; "
+        f"their lines {t['linesBefore']} -> {t['linesAfter']} ({_percent(t['linesAfter'], t['linesBefore'])})\n"
+    )
+    return "\n".join(out)
+
+
+def as_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=True) + "\n"
+
+
+def unified_diffs(originals: dict[str, str], files: dict[str, str]) -> str:
+    out = []
+    for path in sorted(files):
+        before = originals.get(path)
+        out.extend(
+            difflib.unified_diff(
+                (before or "").splitlines(True),
+                files[path].splitlines(True),
+                path if before is not None else "/dev/null",
+                path,
+            )
+        )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
