@@ -31,7 +31,9 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
         stem, sep, name = item.partition("=")
         name = name.removesuffix("-profile")
         if not sep or not stem or not DNS_1123_SUBDOMAIN.match(f"{name}-profile"):
-            raise click.BadParameter(f"{item!r}: want DEFAULT=NAME, NAME a DNS subdomain", param_hint="'--profile-name'")
+            raise click.BadParameter(
+                f"{item!r}: want DEFAULT=NAME, NAME a DNS subdomain", param_hint="'--profile-name'"
+            )
         names[stem.removesuffix("-profile")] = name
     return names
 
@@ -40,7 +42,9 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
 @paths_argument
 @namespace_option
 @click.option("--output-dir", type=click.Path(file_okay=False), help="Write the factored tree into DIR (atomically).")
-@click.option("--in-place", is_flag=True, help="Rewrite the input files that change, each atomically; add the profiles.")
+@click.option(
+    "--in-place", is_flag=True, help="Rewrite the input files that change, each atomically; add the profiles."
+)
 @click.option("--dry-run", is_flag=True, help="Write nothing; print the report (and with --diff the diffs).")
 @click.option("--diff", "show_diff", is_flag=True, help="Also print a unified diff of every file changed or added.")
 @click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)

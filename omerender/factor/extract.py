@@ -77,7 +77,7 @@ def _common_items(values: list[list[dict[str, Any]]], merge_key: str) -> list[di
         if any(_has_unset(m) for m in matches if m is not None):
             continue
         shared = common(matches)
-        if isinstance(shared, dict) and merge_key in shared:
+        if isinstance(shared, dict) and merge_key in shared and len(shared) > 1:
             out.append(shared)
     return out
 
@@ -138,7 +138,7 @@ def first_difference(old: Any, new: Any, path: str = "spec") -> str:
             if found:
                 return found
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new)):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
             found = first_difference(a, b, f"{path}[{i}]")
             if found:
                 return found

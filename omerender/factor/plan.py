@@ -55,6 +55,7 @@ class Plan:
     profiles: list[Profile] = field(default_factory=list)
     children: list[Child] = field(default_factory=list)
     flat: list[Flat] = field(default_factory=list)
+    inheriting: list[Obj] = field(default_factory=list)  # runtimes that already inherit: left as they are
 
 
 def runtime_key(runtime: Obj) -> str:
@@ -73,7 +74,9 @@ def _get(value: Any, *keys: str) -> Any:
 
 
 def _multinode(spec: dict[str, Any]) -> bool:
-    return any(_get(spec, f"{c}Config", part) is not None for c in ("engine", "decoder") for part in ("leader", "worker"))
+    return any(
+        _get(spec, f"{c}Config", part) is not None for c in ("engine", "decoder") for part in ("leader", "worker")
+    )
 
 
 def image_repository(spec: dict[str, Any]) -> str:
@@ -143,16 +146,20 @@ def _lines(value: Any) -> int:
     return 1
 
 
-def _proved(profile: dict[str, Any], specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
+def _proved(
+    profile: dict[str, Any], specs: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
     """The profile for ``specs`` and the children that prove; indices of members that do not."""
     members = list(range(len(specs)))
     dropped: list[int] = []
     while len(members) >= 2:
         shared, children = extract.extract([specs[i] for i in members])
-        failed = [i for i, c in zip(members, children) if not extract.proves(merge(profile, shared), c, specs[i])]
+        failed = [
+            i for i, c in zip(members, children, strict=True) if not extract.proves(merge(profile, shared), c, specs[i])
+        ]
         if not failed:
             out: list[dict[str, Any]] = [{} for _ in specs]
-            for i, c in zip(members, children):
+            for i, c in zip(members, children, strict=True):
                 out[i] = c
             return shared, out, dropped
         dropped.extend(failed)
@@ -188,8 +195,9 @@ def plan(
             continue
         reason = ""
         if runtime.annotations.get(INHERIT_FROM):
-            reason = f"already inherits from {runtime.annotations[INHERIT_FROM]}"
-        elif runtime.name in parents:
+            result.inheriting.append(runtime)
+            continue
+        if runtime.name in parents:
             reason = "other runtimes inherit from it"
         elif auto_selected(spec):
             reason = "autoSelect: true (OME renders a runtime it selects from its own spec, without inheritance)"
@@ -210,6 +218,8 @@ def plan(
         shared, children, dropped = _proved({}, specs)
         result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
         if not shared:
+            kept = [i for i in range(len(members)) if i not in dropped]
+            result.flat.extend(Flat(members[i], "its group shares nothing every member can inherit") for i in kept)
             continue
         name = _unique(rename(default_name(key)), taken)
         top = Profile(name, None, _with_runner_names(shared, specs[kept_first(dropped, len(members))]))
@@ -229,9 +239,10 @@ def plan(
             sub_name = _unique(f"{name.removesuffix('-profile')}-{_class_label(merge(shared, sub_spec), n)}", taken)
             result.profiles.append(Profile(sub_name, name, _with_runner_names(sub_spec, merge(shared, sub_spec))))
             top.members.append(sub_name)
-            for i, c in zip(klass, sub_children):
+            for i, c in zip(klass, sub_children, strict=True):
                 result.children.append(Child(members[i], sub_name, _with_runner_names(c, specs[i])))
                 result.profiles[-1].members.append(runtime_key(members[i]))
+        top.members.sort()
     return result
 
 
@@ -253,7 +264,7 @@ def _subprofile(
     if not sub:
         return None
     base = merge(shared, sub)
-    if not all(extract.proves(base, c, s) for c, s in zip(subchildren, specs)):
+    if not all(extract.proves(base, c, s) for c, s in zip(subchildren, specs, strict=True)):
         return None
     before = sum(_lines(c) for c in children)
     after = _lines(sub) + 8 + sum(_lines(c) for c in subchildren)  # 8: a profile's apiVersion, kind, metadata

@@ -9,7 +9,7 @@ from typing import Any
 
 def _columns(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
+    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in rows)
 
 
 def _percent(after: int, before: int) -> str:
@@ -26,18 +26,24 @@ def table(report: dict[str, Any]) -> str:
                     p["name"],
                     p["parent"] or "-",
                     p["file"],
-                    ",".join(m.rsplit("/", 1)[-1] for m in p["members"]),
+                    str(len(p["members"])),
                     str(p["linesBefore"]),
                     str(p["linesAfter"]),
                 ]
             )
         out.append(_columns(rows))
+        out.append(
+            "".join(
+                f"{p['name']}: {' '.join(m.rsplit('/', 1)[-1] for m in p['members'])}\n" for p in report["profiles"]
+            )
+        )
     if report["flat"]:
         out.append(_columns([["LEFT FLAT", "REASON"]] + [[f["runtime"], f["reason"]] for f in report["flat"]]))
     t = report["totals"]
     out.append(
-        f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} profiles, {t['flat']} left flat; "
-        f"their lines {t['linesBefore']} -> {t['linesAfter']} ({_percent(t['linesAfter'], t['linesBefore'])})\n"
+        f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} {'profile' if t['profiles'] == 1 else 'profiles'}, {t['flat']} left flat, "
+        f"{t['alreadyInheriting']} already inherit; lines of the runtimes factored {t['linesBefore']} -> "
+        f"{t['linesAfter']} with their profiles ({_percent(t['linesAfter'], t['linesBefore'])})\n"
     )
     return "\n".join(out)
 
@@ -47,7 +53,7 @@ def as_json(report: dict[str, Any]) -> str:
 
 
 def unified_diffs(originals: dict[str, str], files: dict[str, str]) -> str:
-    out = []
+    out: list[str] = []
     for path in sorted(files):
         before = originals.get(path)
         out.extend(

@@ -10,6 +10,7 @@ from the document itself: the style that reproduces the untouched document best 
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from typing import Any
 
@@ -25,7 +26,7 @@ class RewriteError(Exception):
     """A document factor cannot rewrite as planned (a bug in factor: the plan came from it)."""
 
 
-def _yaml(indent: tuple[int, int, int]) -> Any:
+def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> Any:
     import yaml
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import RoundTripRepresenter
@@ -36,7 +37,10 @@ def _yaml(indent: tuple[int, int, int]) -> Any:
         """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
 
     def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        if data and resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str":
+        if data and (
+            resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str"  # type: ignore[no-untyped-call]
+            or (quote_versions and _VERSION.fullmatch(data))
+        ):
             return rep.represent_scalar("tag:yaml.org,2002:str", data, style='"')
         return rep.represent_str(data)
 
@@ -52,7 +56,7 @@ def _yaml(indent: tuple[int, int, int]) -> Any:
 def _dump(rt: Any, data: Any) -> str:
     out = io.StringIO()
     rt.dump(data, out)
-    return out.getvalue()
+    return str(out.getvalue())
 
 
 def _prune(node: Any, want: Any, field: str = "") -> None:
@@ -83,7 +87,7 @@ def _indent(text: str) -> tuple[int, int, int]:
     """The mapping indent, sequence indent and dash offset ``text`` is written with (the first seen of each)."""
     mapping = offset = None
     lines = text.splitlines()
-    for above, below in zip(lines, lines[1:]):
+    for above, below in itertools.pairwise(lines):
         key = _KEY_LINE.match(above)
         if key is None:
             continue
@@ -99,6 +103,8 @@ def _indent(text: str) -> tuple[int, int, int]:
     return mapping, max(offset + 2, mapping), offset
 
 
+_VERSION = re.compile(r"[0-9][0-9.]*")  # "1.0.0" reads as a string, but is quoted as people write versions
+_LINE_BREAK = re.compile("\r\n|\r|\n|\x85|\u2028|\u2029")  # what libyaml counts as a line break
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:]*:\s*(#.*)?$")
 _DASH_LINE = re.compile(r"^( *)- ")
 
@@ -128,14 +134,11 @@ def rewrite_document(text: str, child_spec: dict[str, Any], parent: str) -> str:
 
 def document_span(text: str, node: Any) -> tuple[int, int]:
     """Character offsets of the root node of a document composed from ``text`` (its start and end marks)."""
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
 
     def offset(mark: Any) -> int:
-        line = min(mark.line, len(starts) - 1)
-        return min(starts[line] + mark.column, len(text))
+        line = min(int(mark.line), len(starts) - 1)
+        return min(starts[line] + int(mark.column), len(text))
 
     return offset(node.start_mark), offset(node.end_mark)
 
@@ -185,4 +188,4 @@ def profile_text(profile: Profile, header: str) -> str:
 
     data = commented(profile_document(profile))
     data.yaml_set_start_comment(header)
-    return _dump(_yaml(INDENTS[0]), data)
+    return _dump(_yaml(INDENTS[0], quote_versions=True), data)

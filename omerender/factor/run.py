@@ -14,7 +14,7 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
 from omerender.factor import extract
-from omerender.factor.plan import Plan, Profile, plan, runtime_key
+from omerender.factor.plan import Plan, plan, runtime_key
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.reader import STDIN, LoadOptions, Obj, load, to_object
@@ -69,7 +69,7 @@ def _rewrite(p: Plan, texts: dict[str, str]) -> tuple[dict[str, str], dict[str, 
     lines: dict[str, tuple[int, int]] = {}
     for path, children in sorted(by_path.items()):
         files[path], counts = rewrite_file(texts[path], [(c.runtime.node, c.spec, c.parent) for c in children])
-        for c, count in zip(children, counts):
+        for c, count in zip(children, counts, strict=True):
             lines[runtime_key(c.runtime)] = count
     return files, lines
 
@@ -103,7 +103,14 @@ def _by_key(result: BuildResult) -> dict[str, Obj]:
 
 def _prove(old: BuildResult, new: BuildResult, p: Plan) -> list[Diagnostic]:
     problems = [
-        Diagnostic(d.path, d.line, d.col, ERROR, f"factor's output does not build (a bug in factor): {d.message}", "factor-proof")
+        Diagnostic(
+            d.path,
+            d.line,
+            d.col,
+            ERROR,
+            f"factor's output does not build (a bug in factor): {d.message}",
+            "factor-proof",
+        )
         for d in new.diagnostics
         if d.severity == ERROR
     ]
@@ -112,7 +119,9 @@ def _prove(old: BuildResult, new: BuildResult, p: Plan) -> list[Diagnostic]:
         chain_old, twin = old.chains[id(runtime)], new_runtimes.get(key)
         chain_new = new.chains.get(id(twin)) if twin is not None else None
         if chain_new is None or chain_new.spec is None or chain_old.spec is None:
-            problems.append(runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code="factor-proof"))
+            problems.append(
+                runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code="factor-proof")
+            )
             continue
         if revision_of(chain_old.spec) != revision_of(chain_new.spec):
             where = extract.first_difference(chain_old.spec, chain_new.spec)
@@ -126,14 +135,17 @@ def _prove(old: BuildResult, new: BuildResult, p: Plan) -> list[Diagnostic]:
             )
     old_objects = {_object_key(o): o for o in old.objects}
     new_objects = {_object_key(o): o for o in new.objects}
-    for key in sorted(old_objects.keys() | new_objects.keys()):
-        before, after = old_objects.get(key), new_objects.get(key)
+    for ident in sorted(old_objects.keys() | new_objects.keys()):
+        before, after = old_objects.get(ident), new_objects.get(ident)
         if before is None or after is None or dump_stream([before]) != dump_stream([after]):
             where = extract.first_difference(before, after, "") if before and after else "(the whole object)"
             problems.append(
                 Diagnostic(
-                    "<factor>", 1, 1, ERROR,
-                    f"factor would change rendered {'/'.join(key)} at {where or '(order)'}; a bug in factor, nothing written",
+                    "<factor>",
+                    1,
+                    1,
+                    ERROR,
+                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in factor, nothing written",
                     "factor-proof",
                 )
             )
@@ -170,9 +182,13 @@ def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple
     return {
         "profiles": profiles,
         "children": len(p.children),
-        "flat": [{"runtime": runtime_key(f.runtime), "reason": f.reason} for f in sorted(p.flat, key=lambda f: runtime_key(f.runtime))],
+        "flat": [
+            {"runtime": runtime_key(f.runtime), "reason": f.reason}
+            for f in sorted(p.flat, key=lambda f: runtime_key(f.runtime))
+        ],
         "totals": {
-            "runtimes": len(p.children) + len(p.flat),
+            "runtimes": len(p.children) + len(p.flat) + len(p.inheriting),
+            "alreadyInheriting": len(p.inheriting),
             "children": len(p.children),
             "profiles": len(p.profiles),
             "flat": len(p.flat),
@@ -197,7 +213,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         result.diagnostics.append(Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", "factor-proof"))
         return result
     profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files))
-    written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items())}
+    written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
         again = load(paths, load_options, stdin)
         kept = [o for o in again.objects if o.path not in files]

@@ -36,7 +36,7 @@ def roots_of(paths: list[str]) -> list[tuple[Path, str]]:
     prefixes = [Path(p).name for p in paths]
     if len(set(prefixes)) != len(prefixes):
         raise TreeError("with --output-dir, PATHS must have distinct names (" + ", ".join(paths) + ")")
-    return [(Path(p), name + "/") for p, name in zip(paths, prefixes)]
+    return [(Path(p), name + "/") for p, name in zip(paths, prefixes, strict=True)]
 
 
 def relative(path: str, roots: list[tuple[Path, str]]) -> str | None:
