@@ -146,17 +146,13 @@ def _lines(value: Any) -> int:
     return 1
 
 
-def _proved(
-    profile: dict[str, Any], specs: list[dict[str, Any]]
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
+def _proved(specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
     """The profile for ``specs`` and the children that prove; indices of members that do not."""
     members = list(range(len(specs)))
     dropped: list[int] = []
     while len(members) >= 2:
         shared, children = extract.extract([specs[i] for i in members])
-        failed = [
-            i for i, c in zip(members, children, strict=True) if not extract.proves(merge(profile, shared), c, specs[i])
-        ]
+        failed = [i for i, c in zip(members, children, strict=True) if not extract.proves(shared, c, specs[i])]
         if not failed:
             out: list[dict[str, Any]] = [{} for _ in specs]
             for i, c in zip(members, children, strict=True):
@@ -215,7 +211,7 @@ def plan(
             result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
             continue
         specs = [_top(chains[id(r)].spec or r.spec) for r in members]
-        shared, children, dropped = _proved({}, specs)
+        shared, children, dropped = _proved(specs)
         result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
         if not shared:
             kept = [i for i in range(len(members)) if i not in dropped]
