@@ -60,6 +60,12 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
     metavar="DEFAULT=NAME",
     help="Name the profile factor would call DEFAULT-profile NAME-profile instead (repeatable).",
 )
+@click.option(
+    "--convert-auto-selected",
+    is_flag=True,
+    help="Also turn auto-selected runtimes into children, with autoSelect: false; refused when an "
+    "InferenceService relies on OME selecting one of them.",
+)
 @click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
 @lock_file_option
 @model_metadata_option
@@ -79,6 +85,7 @@ def factor(
     profiles_dir: str | None,
     profile_name: tuple[str, ...],
     no_class_profiles: bool,
+    convert_auto_selected: bool,
     report_format: str,
     report_file: str | None,
     max_errors: int | None,
@@ -131,6 +138,7 @@ def factor(
         profiles_dir=profiles_dir,
         names=names,
         deep=not no_class_profiles,
+        convert_auto_selected=convert_auto_selected,
     )
     result = run_factor(list(paths), options)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)

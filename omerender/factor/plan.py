@@ -42,6 +42,7 @@ class Child:
     runtime: Obj
     parent: str
     spec: dict[str, Any]
+    converted: bool = False  # was auto-selected: its formats get autoSelect: false
 
 
 @dataclass
@@ -65,6 +66,15 @@ def runtime_key(runtime: Obj) -> str:
 def auto_selected(spec: dict[str, Any]) -> bool:
     formats = spec.get("supportedModelFormats")
     return isinstance(formats, list) and any(isinstance(f, dict) and f.get("autoSelect") is True for f in formats)
+
+
+def without_auto_select(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with ``autoSelect: false`` wherever a supported model format sets ``autoSelect: true``."""
+    formats = spec.get("supportedModelFormats")
+    if not isinstance(formats, list):
+        return spec
+    turned = [{**f, "autoSelect": False} if isinstance(f, dict) and f.get("autoSelect") is True else f for f in formats]
+    return {**spec, "supportedModelFormats": turned}
 
 
 def _get(value: Any, *keys: str) -> Any:
@@ -179,6 +189,7 @@ def plan(
     chains: dict[int, Chain],
     rename: Callable[[str], str] = lambda name: name,
     deep: bool = True,
+    convert_auto: bool = False,
 ) -> Plan:
     result = Plan()
     runtimes = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
@@ -195,7 +206,7 @@ def plan(
             continue
         if runtime.name in parents:
             reason = "other runtimes inherit from it"
-        elif auto_selected(spec):
+        elif auto_selected(spec) and not convert_auto:
             reason = "autoSelect: true (OME renders a runtime it selects from its own spec, without inheritance)"
         elif spec.get("disabled") is not False and spec.get("disabled") is not True:
             reason = "sets no spec.disabled, so as a child of a disabled profile its merged spec would change"
@@ -210,7 +221,7 @@ def plan(
         if len(members) < 2:
             result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
             continue
-        specs = [_top(chains[id(r)].spec or r.spec) for r in members]
+        specs = [_top(without_auto_select(chains[id(r)].spec or r.spec)) for r in members]
         shared, children, dropped = _proved(specs)
         result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
         if not shared:
@@ -228,7 +239,8 @@ def plan(
             sub = _subprofile(shared, [specs[i] for i in klass], [children[i] for i in klass]) if deep else None
             if sub is None:
                 for i in klass:
-                    result.children.append(Child(members[i], name, _with_runner_names(children[i], specs[i])))
+                    child = _with_runner_names(children[i], specs[i])
+                    result.children.append(Child(members[i], name, child, auto_selected(members[i].spec)))
                     top.members.append(runtime_key(members[i]))
                 continue
             sub_spec, sub_children = sub
@@ -236,7 +248,8 @@ def plan(
             result.profiles.append(Profile(sub_name, name, _with_runner_names(sub_spec, merge(shared, sub_spec))))
             top.members.append(sub_name)
             for i, c in zip(klass, sub_children, strict=True):
-                result.children.append(Child(members[i], sub_name, _with_runner_names(c, specs[i])))
+                child = _with_runner_names(c, specs[i])
+                result.children.append(Child(members[i], sub_name, child, auto_selected(members[i].spec)))
                 result.profiles[-1].members.append(runtime_key(members[i]))
         top.members.sort()
     return result

@@ -39,6 +39,10 @@ def table(report: dict[str, Any]) -> str:
         )
     if report["flat"]:
         out.append(_columns([["LEFT FLAT", "REASON"]] + [[f["runtime"], f["reason"]] for f in report["flat"]]))
+    if report.get("autoSelection"):
+        rows = [["RELIES ON AUTO-SELECTION", "SELECTED RUNTIME"]]
+        rows += [[r["inferenceService"], r["runtime"]] for r in report["autoSelection"]]
+        out.append(_columns(rows))
     t = report["totals"]
     out.append(
         f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} {'profile' if t['profiles'] == 1 else 'profiles'}, {t['flat']} left flat, "

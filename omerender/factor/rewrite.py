@@ -109,7 +109,7 @@ _KEY_LINE = re.compile(r"^( *)[^\s#-][^:]*:\s*(#.*)?$")
 _DASH_LINE = re.compile(r"^( *)- ")
 
 
-def rewrite_document(text: str, child_spec: dict[str, Any], parent: str) -> str:
+def rewrite_document(text: str, child_spec: dict[str, Any], parent: str, no_auto_select: bool = False) -> str:
     """The document ``text`` as a child of ``parent`` holding only ``child_spec`` under ``spec``."""
     from ruamel.yaml.comments import CommentedMap
 
@@ -118,6 +118,11 @@ def rewrite_document(text: str, child_spec: dict[str, Any], parent: str) -> str:
     if not isinstance(data, CommentedMap) or not isinstance(data.get("spec"), CommentedMap):
         raise RewriteError("the runtime document has no spec mapping")
     _prune(data["spec"], child_spec, "")
+    formats = data["spec"].get("supportedModelFormats")
+    if no_auto_select and isinstance(formats, list):
+        for entry in formats:
+            if isinstance(entry, dict) and entry.get("autoSelect") is True:
+                entry["autoSelect"] = False
     metadata = data.get("metadata")
     if not isinstance(metadata, CommentedMap):
         raise RewriteError("the runtime document has no metadata mapping")
@@ -147,16 +152,16 @@ def _count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def rewrite_file(text: str, edits: list[tuple[Any, dict[str, Any], str]]) -> tuple[str, list[tuple[int, int]]]:
+def rewrite_file(text: str, edits: list[tuple[Any, dict[str, Any], str, bool]]) -> tuple[str, list[tuple[int, int]]]:
     """``text`` with each document (by its composed root node) rewritten as a child, the rest kept;
     and per edit, in the order given, the document's lines before and after."""
-    spans = [(document_span(text, node), n) for n, (node, _, _) in enumerate(edits)]
+    spans = [(document_span(text, edit[0]), n) for n, edit in enumerate(edits)]
     counts: list[tuple[int, int]] = [(0, 0)] * len(edits)
     out = text
     for (start, end), n in sorted(spans, reverse=True):
-        _, spec, parent = edits[n]
+        _, spec, parent, no_auto_select = edits[n]
         piece = out[start:end]
-        new = rewrite_document(piece, spec, parent)
+        new = rewrite_document(piece, spec, parent, no_auto_select)
         if not piece.endswith("\n") and new.endswith("\n"):
             new = new[:-1]
         counts[n] = (_count(piece), _count(new))

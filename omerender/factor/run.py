@@ -14,7 +14,7 @@ from typing import Any
 
 from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
 from omerender.factor import extract
-from omerender.factor.plan import Plan, plan, runtime_key
+from omerender.factor.plan import Plan, plan, runtime_key, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.reader import STDIN, LoadOptions, Obj, load, to_object
@@ -30,6 +30,7 @@ class FactorOptions:
     profiles_dir: str | None = None  # None: profiles/ in the first PATH
     names: dict[str, str] = field(default_factory=dict)  # default profile stem -> the name wanted
     deep: bool = True  # GPU-class profiles below the engine profiles
+    convert_auto_selected: bool = False  # auto-selected runtimes become children with autoSelect: false
 
 
 @dataclass
@@ -68,7 +69,9 @@ def _rewrite(p: Plan, texts: dict[str, str]) -> tuple[dict[str, str], dict[str, 
     files: dict[str, str] = {}
     lines: dict[str, tuple[int, int]] = {}
     for path, children in sorted(by_path.items()):
-        files[path], counts = rewrite_file(texts[path], [(c.runtime.node, c.spec, c.parent) for c in children])
+        files[path], counts = rewrite_file(
+            texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children]
+        )
         for c, count in zip(children, counts, strict=True):
             lines[runtime_key(c.runtime)] = count
     return files, lines
@@ -101,7 +104,7 @@ def _by_key(result: BuildResult) -> dict[str, Obj]:
     return {runtime_key(r): r for r in result.universe.all_runtimes()}
 
 
-def _prove(old: BuildResult, new: BuildResult, p: Plan) -> list[Diagnostic]:
+def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diagnostic]:
     problems = [
         Diagnostic(
             d.path,
@@ -123,12 +126,13 @@ def _prove(old: BuildResult, new: BuildResult, p: Plan) -> list[Diagnostic]:
                 runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code="factor-proof")
             )
             continue
-        if revision_of(chain_old.spec) != revision_of(chain_new.spec):
-            where = extract.first_difference(chain_old.spec, chain_new.spec)
+        expected = without_auto_select(chain_old.spec) if key in converted else chain_old.spec
+        if revision_of(expected) != revision_of(chain_new.spec):
+            where = extract.first_difference(expected, chain_new.spec)
             problems.append(
                 runtime.diag(
                     ERROR,
-                    f"factor would change the merged spec of {key} at {where} (revision {revision_of(chain_old.spec)} "
+                    f"factor would change the merged spec of {key} at {where} (revision {revision_of(expected)} "
                     f"-> {revision_of(chain_new.spec)}); a bug in factor, nothing written",
                     code="factor-proof",
                 )
@@ -152,6 +156,16 @@ def _prove(old: BuildResult, new: BuildResult, p: Plan) -> list[Diagnostic]:
     if not problems and dump_stream(old.objects) != dump_stream(new.objects):
         problems.append(Diagnostic("<factor>", 1, 1, ERROR, "factor would reorder rendered objects", "factor-proof"))
     return problems
+
+
+def _relying_on_selection(result: BuildResult) -> list[tuple[Obj, str]]:
+    """InferenceServices that name no runtime, and the runtime OME selects for each."""
+    records = result.lifecycle.records if result.lifecycle is not None else {}
+    return [
+        (record.isvc, runtime_key(record.runtime))
+        for _, record in sorted(records.items())
+        if record.selection == "chosen" and record.runtime is not None
+    ]
 
 
 def _object_key(obj: dict[str, Any]) -> tuple[str, str, str]:
@@ -205,7 +219,30 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
-    p = plan(old.universe, old.chains, lambda stem: options.names.get(stem, stem), options.deep)
+    p = plan(
+        old.universe,
+        old.chains,
+        lambda stem: options.names.get(stem, stem),
+        options.deep,
+        options.convert_auto_selected,
+    )
+    relying = _relying_on_selection(old)
+    converted = {runtime_key(c.runtime) for c in p.children if c.converted}
+    lost = [
+        isvc.diag(
+            ERROR,
+            f"InferenceService {isvc.namespace}/{isvc.name} names no runtime and OME selects {runtime}, which "
+            "--convert-auto-selected would turn into a child with autoSelect: false, so it would lose its runtime; "
+            "name the runtime in spec.runtime.name first",
+            "spec",
+            code="factor-auto-select",
+        )
+        for isvc, runtime in relying
+        if runtime in converted
+    ]
+    if lost:
+        result.diagnostics = sorted_unique(result.diagnostics + lost)
+        return result
     texts = {path: read_text(path) for path in sorted({c.runtime.path for c in p.children})}
     try:
         files, lines = _rewrite(p, texts)
@@ -219,11 +256,14 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         kept = [o for o in again.objects if o.path not in files]
         new_objects, problems = _objects({**files, **profiles}, load_options)
         new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
-        proof = _prove(old, new, p)
+        proof = _prove(old, new, converted)
         if proof:
             result.diagnostics = sorted_unique(result.diagnostics + proof)
             return result
     result.files = {**files, **profiles}
     result.originals = texts
     result.report = _report(p, lines, written)
+    result.report["autoSelection"] = [
+        {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying
+    ]
     return result

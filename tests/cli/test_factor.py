@@ -229,3 +229,30 @@ def test_existing_name_is_not_reused(run_cli, tmp_path: Path) -> None:
     result = run_cli("factor", str(tree), "--dry-run", "-o", "json")
     assert result.exit_code == 0, str(result)
     assert [p["name"] for p in json.loads(result.stdout)["profiles"]] == ["sglang-2-profile"]
+
+
+def test_convert_auto_selected_refuses_when_an_inferenceservice_relies_on_it(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    out = tmp_path / "out"
+    listed = run_cli("factor", str(tree), "--dry-run")
+    assert ["team-a/auto", "ClusterServingRuntime/sglang-auto"] in [line.split() for line in listed.stdout.splitlines()]
+    result = run_cli("factor", str(tree), "--output-dir", str(out), "--convert-auto-selected")
+    assert result.exit_code == 1
+    apps = (tree / "apps.yaml").as_posix()
+    assert f"{apps}:21:3: error: InferenceService team-a/auto names no runtime and OME selects " in result.stderr
+    assert not out.exists()
+
+
+def test_convert_auto_selected(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    apps = tree / "apps.yaml"
+    apps.write_text(apps.read_text(encoding="utf-8").split("---\n")[0], encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("factor", str(tree), "--output-dir", str(out), "--convert-auto-selected", "-o", "json")
+    assert result.exit_code == 0, str(result)
+    assert json.loads(result.stdout)["totals"]["children"] == 3
+    converted = yaml.safe_load((out / "runtimes" / "sglang-auto.yaml").read_text(encoding="utf-8"))
+    assert converted["metadata"]["annotations"]["ome.io/inherit-from"] == "sglang-profile"
+    formats = converted["spec"].get("supportedModelFormats")
+    assert formats is None or all(f.get("autoSelect") is False for f in formats)
+    assert run_cli("build", str(tree)).stdout == run_cli("build", str(out)).stdout
