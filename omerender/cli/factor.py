@@ -8,7 +8,6 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
-    EXIT_FINDINGS,
     guard,
     kube_version_option,
     lock_file_option,
@@ -21,6 +20,7 @@ from omerender.cli.common import (
     strict_option,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS
 
 
 def _names(given: tuple[str, ...]) -> dict[str, str]:

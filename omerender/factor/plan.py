@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender.factor import extract
-from omerender.load.reader import Obj
-from omerender.resolve.index import SR, Universe
-from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
+from omerender.load.obj import Obj
+from omerender.ome import COMPONENTS, INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import Universe, runtime_key
+from omerender.resolve.inherit import Chain, is_profile
 from omerender.resolve.merge import is_unset, merge
 
-COMPONENTS = ("engine", "decoder", "router")
 RUNNER_PATHS = (("runner",), ("leader", "runner"), ("worker", "runner"))
 CLASS_FIELDS = ("resources", "nodeSelector", "tolerations", "affinity")
 MAX_GROUP = 10_000
@@ -57,10 +58,6 @@ class Plan:
     children: list[Child] = field(default_factory=list)
     flat: list[Flat] = field(default_factory=list)
     inheriting: list[Obj] = field(default_factory=list)  # runtimes that already inherit: left as they are
-
-
-def runtime_key(runtime: Obj) -> str:
-    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
 
 
 def auto_selected(spec: dict[str, Any]) -> bool:
@@ -186,7 +183,7 @@ def _gpu_class(child: dict[str, Any]) -> str:
 
 def plan(
     universe: Universe,
-    chains: dict[int, Chain],
+    chains: dict[str, Chain],
     rename: Callable[[str], str] = lambda name: name,
     deep: bool = True,
     convert_auto: bool = False,
@@ -221,7 +218,7 @@ def plan(
         if len(members) < 2:
             result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
             continue
-        specs = [_top(without_auto_select(chains[id(r)].spec or r.spec)) for r in members]
+        specs = [_top(without_auto_select(chains[runtime_key(r)].spec or r.spec)) for r in members]
         shared, children, dropped = _proved(specs)
         result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
         if not shared:

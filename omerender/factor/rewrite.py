@@ -15,11 +15,10 @@ import re
 from typing import Any
 
 from omerender.factor.plan import Profile
-from omerender.resolve.inherit import INHERIT_FROM, RUNTIME_PROFILE
+from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RUNTIME_PROFILE
 from omerender.resolve.merge import MERGE_KEYS
 
 INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
-API_VERSION = "ome.io/v1beta1"
 
 
 class RewriteError(Exception):
@@ -175,7 +174,7 @@ def profile_document(profile: Profile) -> dict[str, Any]:
         annotations[INHERIT_FROM] = profile.parent
     return {
         "apiVersion": API_VERSION,
-        "kind": "ClusterServingRuntime",
+        "kind": CLUSTER_SERVING_RUNTIME,
         "metadata": {"name": profile.name, "annotations": annotations},
         "spec": {"disabled": True, **profile.spec},
     }

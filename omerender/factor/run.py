@@ -12,14 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
 from omerender.factor import extract
-from omerender.factor.plan import Plan, plan, runtime_key, without_auto_select
+from omerender.factor.plan import Plan, plan, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
-from omerender.load.reader import STDIN, LoadOptions, Obj, load, to_object
+from omerender.load.obj import Obj
+from omerender.load.reader import STDIN, LoadOptions, load, to_object
 from omerender.load.yamlio import dump_stream, parse_documents
 from omerender.pipeline import BuildOptions, BuildResult, build_objects
+from omerender.resolve.index import runtime_key
 
 HEADER = "Written by `omerender factor`: what the runtimes inheriting from this profile share."
 
@@ -112,18 +115,17 @@ def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diag
             d.col,
             ERROR,
             f"factor's output does not build (a bug in factor): {d.message}",
-            "factor-proof",
+            codes.FACTOR_PROOF,
         )
         for d in new.diagnostics
         if d.severity == ERROR
     ]
     new_runtimes = _by_key(new)
     for key, runtime in sorted(_by_key(old).items()):
-        chain_old, twin = old.chains[id(runtime)], new_runtimes.get(key)
-        chain_new = new.chains.get(id(twin)) if twin is not None else None
+        chain_old, chain_new = old.chains[key], new.chains.get(key) if key in new_runtimes else None
         if chain_new is None or chain_new.spec is None or chain_old.spec is None:
             problems.append(
-                runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code="factor-proof")
+                runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code=codes.FACTOR_PROOF)
             )
             continue
         expected = without_auto_select(chain_old.spec) if key in converted else chain_old.spec
@@ -134,7 +136,7 @@ def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diag
                     ERROR,
                     f"factor would change the merged spec of {key} at {where} (revision {revision_of(expected)} "
                     f"-> {revision_of(chain_new.spec)}); a bug in factor, nothing written",
-                    code="factor-proof",
+                    code=codes.FACTOR_PROOF,
                 )
             )
     old_objects = {_object_key(o): o for o in old.objects}
@@ -150,11 +152,13 @@ def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diag
                     1,
                     ERROR,
                     f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in factor, nothing written",
-                    "factor-proof",
+                    codes.FACTOR_PROOF,
                 )
             )
     if not problems and dump_stream(old.objects) != dump_stream(new.objects):
-        problems.append(Diagnostic("<factor>", 1, 1, ERROR, "factor would reorder rendered objects", "factor-proof"))
+        problems.append(
+            Diagnostic("<factor>", 1, 1, ERROR, "factor would reorder rendered objects", codes.FACTOR_PROOF)
+        )
     return problems
 
 
@@ -235,7 +239,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
             "--convert-auto-selected would turn into a child with autoSelect: false, so it would lose its runtime; "
             "name the runtime in spec.runtime.name first",
             "spec",
-            code="factor-auto-select",
+            code=codes.FACTOR_AUTO_SELECT,
         )
         for isvc, runtime in relying
         if runtime in converted
@@ -247,7 +251,9 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     try:
         files, lines = _rewrite(p, texts)
     except RewriteError as exc:
-        result.diagnostics.append(Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", "factor-proof"))
+        result.diagnostics.append(
+            Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", codes.FACTOR_PROOF)
+        )
         return result
     profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files))
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
