@@ -309,6 +309,19 @@ APISERVER_REJECTS = _code(
     "Kubernetes API server validation",
 )
 
+# factor.
+FACTOR_PROOF = _code(
+    "factor-proof",
+    ERROR,
+    "factor's rewritten tree would not build, or would change a merged spec or a rendered object (a bug in factor)",
+)
+FACTOR_AUTO_SELECT = _code(
+    "factor-auto-select",
+    ERROR,
+    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by auto-selection",
+    "spec: When the merged spec applies",
+)
+
 FALLBACK = _code("omerender", ERROR, "a finding without a more specific code")
 
 
