@@ -18,6 +18,7 @@ from omerender.cli.common import (
     report,
     resolve_kube_version,
     strict_option,
+    validation,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS
@@ -94,6 +95,7 @@ def factor(
     lock_file: str | None = None,
     model_metadata: str | None = None,
     strict: bool = False,
+    validate: str = "strict",
     kube_version: str | None = DEFAULT_KUBE_VERSION,
 ) -> None:
     """Turn flat runtimes in PATHS into profiles and thin children that inherit from them.
@@ -132,7 +134,7 @@ def factor(
             max_file_bytes=max_file_size,
             lock_file=lock_file,
             model_metadata=model_metadata,
-            strict=strict,
+            validate=validation(validate, strict),
             kube_version=kube,
         ),
         profiles_dir=profiles_dir,
