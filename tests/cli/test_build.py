@@ -112,7 +112,9 @@ def test_usage_errors_exit_2(run_cli):
 def test_missing_path_is_a_finding(run_cli, tmp_path):
     result = run_cli("build", str(tmp_path / "nope"))
     assert result.exit_code == 1
-    assert result.stderr == f"{tmp_path}/nope: error: [input-missing] no such file or directory\n"  # no invented location
+    assert (
+        result.stderr == f"{tmp_path}/nope: error: [input-missing] no such file or directory\n"
+    )  # no invented location
 
 
 def test_version(run_cli):

@@ -30,7 +30,10 @@ def test_cycle_of_a_runtime_naming_itself(run_cli, write_tree):
     )
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
-    assert "error: [InheritanceCycle] inheritance cycle detected: [sglang-llama-3-2-3b sglang-llama-3-2-3b]" in result.stderr
+    assert (
+        "error: [InheritanceCycle] inheritance cycle detected: [sglang-llama-3-2-3b sglang-llama-3-2-3b]"
+        in result.stderr
+    )
 
 
 def test_names_alone_count_so_a_serving_runtime_cannot_inherit_a_cluster_runtime_of_its_name(run_cli, write_tree):
@@ -221,7 +224,9 @@ def test_a_missing_sixth_parent_is_not_found_rather_than_too_deep(run_cli, write
     docs[0]["metadata"]["annotations"] = {"ome.io/inherit-from": "r0"}
     tree = write_tree({"r.yaml": dump(*docs)})
     result = run_cli("build", str(tree))
-    assert 'error: [ParentNotFound] inherit-from parent "r0" not found (chain so far: [r5 r4 r3 r2 r1])' in result.stderr
+    assert (
+        'error: [ParentNotFound] inherit-from parent "r0" not found (chain so far: [r5 r4 r3 r2 r1])' in result.stderr
+    )
     assert "max depth" not in result.stderr
 
 

@@ -28,7 +28,9 @@ def _complete(words: list[str]) -> list[str]:
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run([bash, "--norc", "-c", probe], capture_output=True, text=True, env=env, timeout=60, check=False)
+    done = subprocess.run(
+        [bash, "--norc", "-c", probe], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
 

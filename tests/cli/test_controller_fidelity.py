@@ -179,7 +179,10 @@ def test_one_sided_range_completed_by_the_parent_is_a_note_without_auto_selectio
     assert result.exit_code == 0, result
     assert "modelSizeRange sets no min" not in result.stderr
     verbose = run_cli("build", "-v", str(tmp_path))
-    assert "info: [size-range-one-sided] modelSizeRange sets no min (the merged chain has both): when OME auto-selects" in verbose.stderr
+    assert (
+        "info: [size-range-one-sided] modelSizeRange sets no min (the merged chain has both): when OME auto-selects"
+        in verbose.stderr
+    )
 
 
 def test_accelerator_classes(run_cli, tmp_path):
@@ -249,7 +252,10 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     )
     result = run_cli("build", "-v", str(tmp_path / "in.yaml"), "--model-metadata", str(overlay))
     assert result.exit_code == 0, result
-    assert f"{overlay}:7:10: info: [model-metadata] no ClusterBaseModel or BaseModel other in the input; entry not used" in result.stderr
+    assert (
+        f"{overlay}:7:10: info: [model-metadata] no ClusterBaseModel or BaseModel other in the input; entry not used"
+        in result.stderr
+    )
     assert '"modelFormatName":"safetensors"' in only(result.stdout, "ConfigMap")["data"]["models.json"]
     overlay.write_text(
         "models:\n  m3b:\n    modelType: llama\n    modelFormat: {name: safetensors, version: 1.0}\n", encoding="utf-8"

@@ -53,7 +53,9 @@ def test_substitution_is_only_a_note_without_flux_output(tree: Path) -> None:
     quiet = omerender("build", str(tree))
     assert quiet.code == 0 and "MEM_FRACTION" not in quiet.err, quiet
     noted = omerender("build", str(tree), "-v")
-    assert "info: [flux-substitution] Deployment llama-3-2-3b-instruct-engine contains ${MEM_FRACTION}" in noted.err, noted
+    assert "info: [flux-substitution] Deployment llama-3-2-3b-instruct-engine contains ${MEM_FRACTION}" in noted.err, (
+        noted
+    )
 
 
 def test_flux_substitute_disabled_annotates_instead_of_warning(tree: Path, tmp_path: Path) -> None:

@@ -119,7 +119,11 @@ def test_status_file_is_written_whole(run_cli, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("option", "where", "message"),
     [
-        ("--output-dir", "manifests/rendered", "--output-dir {p}/manifests/rendered is inside the input path {p}/manifests"),
+        (
+            "--output-dir",
+            "manifests/rendered",
+            "--output-dir {p}/manifests/rendered is inside the input path {p}/manifests",
+        ),
         ("--output-dir", "manifests", "--output-dir {p}/manifests is the input path {p}/manifests"),
         ("--output-dir", ".", "--output-dir {p} holds the input path {p}/manifests; refusing to rewrite it"),
         (

@@ -59,7 +59,10 @@ def test_strict_makes_unknown_fields_errors(run_cli, tree: Path) -> None:
         "$.spec.engineConfg",
     )
     status = run_cli("status", "in", "--strict")
-    assert status.exit_code == 1 and "error: [unknown-field] ClusterServingRuntime sglang-profile: unknown field" in status.stderr
+    assert (
+        status.exit_code == 1
+        and "error: [unknown-field] ClusterServingRuntime sglang-profile: unknown field" in status.stderr
+    )
 
 
 def test_wrong_type_is_an_error_and_the_object_is_not_used(run_cli, tree: Path) -> None:
@@ -115,8 +118,9 @@ def test_an_older_kube_version_is_checked_with_the_oldest_schemas(run_cli, tree:
     """The rule of omerender.verify.kube_version, the same as Argo CD's KUBE_VERSION gets."""
     result = run_cli("build", "in", "--kube-version", version)
     assert result.exit_code == 0 and result.stdout, result
-    assert f"--kube-version {version}: Kubernetes {version} is older than any installed schemas; checking with 1.25" in (
-        result.stderr
+    assert (
+        f"--kube-version {version}: Kubernetes {version} is older than any installed schemas; checking with 1.25"
+        in (result.stderr)
     )
 
 
