@@ -8,7 +8,6 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
-    EXIT_FINDINGS,
     STDOUT_HINT,
     guard,
     kube_version_option,
@@ -27,6 +26,7 @@ from omerender.cli.common import (
     with_gitops_options,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS
 from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 
 

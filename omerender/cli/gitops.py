@@ -9,12 +9,12 @@ import click
 
 from omerender.cli.build import build
 from omerender.cli.common import (
-    EXIT_FINDINGS,
     guard,
     report,
     resolve_kube_version,
     stdin,
 )
+from omerender.errors import EXIT_FINDINGS
 
 
 @click.command("argocd-generate", short_help="Argo CD plugin generate: build with the settings Argo CD passes.")

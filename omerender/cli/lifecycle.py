@@ -8,8 +8,6 @@ from typing import Any
 import click
 
 from omerender.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_USAGE,
     STDOUT_HINT,
     OutputFormat,
     guard,
@@ -23,6 +21,7 @@ from omerender.cli.common import (
     stdin,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 
 
@@ -311,6 +310,9 @@ def diff(
 
     --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
     from the working tree.
+    A --search-path is read from the working tree, also for the GIT_REF side of --against, unless it
+    lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
+    old side). InferenceServices found there are not compared.
     """
     import tempfile
 

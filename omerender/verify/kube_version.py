@@ -10,13 +10,15 @@ in ``build``, ``status`` and ``argocd-generate``:
   checked more closely, and refusing would break every Argo CD application on it);
 - a release between two installed ones cannot happen (every minor release is shipped).
 
-Pure: no imports beyond ``re``, so the CLI can read the option before loading anything heavy.
+Pure and light (``re`` and the error base only), so the CLI can read the option before loading anything heavy.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from omerender.errors import UsageError
 
 SKIP_WORDS = ("none", "off")
 FORMS = "1.29, v1.29, 1.29+, v1.31.1+k3s1, 1.30.2-eks-abc or none"
@@ -27,7 +29,7 @@ _FORM = re.compile(
 )
 
 
-class KubeVersionError(ValueError):
+class KubeVersionError(UsageError):
     """A version that is not one of the accepted forms, or no schemas to check with."""
 
 
