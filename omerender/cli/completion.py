@@ -6,6 +6,7 @@ import click
 
 SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_OMERENDER_COMPLETE"
+PROG_NAME = "omerender"
 
 
 @click.command(short_help="Print a shell completion script (bash, zsh or fish).")
@@ -25,7 +26,7 @@ def completion(ctx: click.Context, shell: str) -> None:
     if cls is None:  # click knows all three; kept for a click that drops one
         raise click.UsageError(f"no completion for {shell}")
     root = ctx.find_root().command
-    click.echo(cls(root, {}, "omerender", COMPLETE_VAR).source(), nl=False)
+    click.echo(cls(root, {}, PROG_NAME, COMPLETE_VAR).source(), nl=False)
 
 
 COMMANDS = (completion,)
