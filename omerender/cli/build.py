@@ -9,6 +9,7 @@ import click
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
     STDOUT_HINT,
+    controller_config_option,
     guard,
     kube_version_option,
     lock_file_option,
@@ -52,6 +53,7 @@ from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @strict_option
 @kube_version_option
 @click.option(
@@ -84,6 +86,7 @@ def build(
     keep_last_good: bool = False,
     lock_file: str | None = None,
     model_metadata: str | None = None,
+    controller_config: str | None = None,
     strict: bool = False,
     kube_version: str | None = DEFAULT_KUBE_VERSION,
     allow_output_in_input: bool = False,
@@ -119,6 +122,7 @@ def build(
             keep_last_good=keep_last_good,
             lock_file=lock_file,
             model_metadata=model_metadata,
+            controller_config=controller_config,
             strict=strict,
             kube_version=kube,
         ),
@@ -153,6 +157,7 @@ def build(
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @strict_option
 @kube_version_option
 @with_report_options
@@ -170,6 +175,7 @@ def status(
     max_file_size: int,
     model_metadata: str | None = None,
     search_path: tuple[str, ...] = (),
+    controller_config: str | None = None,
     strict: bool = False,
     kube_version: str | None = DEFAULT_KUBE_VERSION,
 ) -> None:
@@ -192,6 +198,7 @@ def status(
         strict=strict,
         kube_version=kube,
         model_metadata=model_metadata,
+        controller_config=controller_config,
     )
     searched = under(list(search_path))
     result = run_status(list(paths) + list(search_path), options, stdin, lambda r: not searched(r))
