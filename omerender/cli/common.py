@@ -261,7 +261,7 @@ def output_option(formats: list[str], default: str | None, help_text: str, hint:
 STDOUT_HINT = "Output goes to stdout; redirect it to write a file."
 
 
-def _folder(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+def folder_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     import os
 
     from omerender.output.formats import FORMAT_NAMES
@@ -279,7 +279,7 @@ def _folder(ctx: click.Context, param: click.Parameter, value: str | None) -> st
 output_dir_option = click.option(
     "--output-dir",
     type=click.Path(file_okay=False),
-    callback=_folder,
+    callback=folder_callback,
     metavar="DIR",
     help="Write one YAML file per object into DIR (written atomically) instead of printing to stdout.",
 )
