@@ -43,7 +43,9 @@ def test_unknown_fields_are_errors_by_default_and_silent_when_ignored(run_cli, t
     _edit(tree / "runtime.yaml", "      args:\n", "      imagePullPolcy: Always\n      args:\n")
     strict = run_cli("build", "in")
     assert (strict.exit_code, strict.stdout) == (1, "")
-    assert strict.stderr.startswith("in/runtime.yaml:26:7: error: ServingRuntime sglang-llama-3-2-3b: unknown field")
+    assert strict.stderr.startswith(
+        "in/runtime.yaml:26:7: error: [unknown-field] ServingRuntime sglang-llama-3-2-3b: unknown field"
+    )
     ignored = run_cli("build", "in", "--validate=ignore")
     assert (ignored.exit_code, ignored.stderr, ignored.stdout) == (0, "", clean)
 
