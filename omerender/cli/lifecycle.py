@@ -339,7 +339,9 @@ def diff(
     if fmt == "json":
         click.echo(json.dumps(comparison, indent=2, sort_keys=True))
     elif fmt == "markdown":
-        click.echo(format_markdown(comparison), nl=False)
+        from omerender.forest.blast import picture
+
+        click.echo(format_markdown(comparison, picture(comparison, new)), nl=False)
     else:
         click.echo(format_text(comparison), nl=False)
     if old.failed or new.failed:
