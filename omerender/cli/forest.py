@@ -144,7 +144,8 @@ def tree(
         (report_format, report_file, max_errors, verbose),
         (runtime, isvc, collapse_isvcs),
     )
-    click.echo(render(shown, use_color(color)), nl=False)
+    colored = use_color(color)
+    click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
     if failed:
         sys.exit(EXIT_FINDINGS)
 
