@@ -3,42 +3,18 @@ jsdom, tests/mermaid/). .ci/run installs it with `npm ci`; in CI (CI=true) a mis
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
+from mermaid_check import node, parse
 
 from omerender.forest.graph import mermaid
 from omerender.forest.model import INHERITS, SR, Forest, Link, Node, finish, node_id
 
 REPO = Path(__file__).resolve().parents[2]
-CHECKER = REPO / "tests" / "mermaid"
 CASES = REPO / "tests" / "cases"
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (CHECKER / "node_modules" / "mermaid" / "package.json").is_file():
-        message = "Mermaid parser not installed: run `npm ci --prefix tests/mermaid` (node and npm needed)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return node
-
-
-def parse(texts: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    files = []
-    for name, text in sorted(texts.items()):
-        path = tmp_path / f"{name}.mmd"
-        path.write_text(text, encoding="utf-8")
-        files.append(str(path))
-    return subprocess.run(
-        [_node(), str(CHECKER / "parse.mjs"), *files], capture_output=True, text=True, check=False, timeout=600
-    )
 
 
 def _odd_names(tmp_path: Path) -> Path:
@@ -76,7 +52,7 @@ def _odd_labels() -> Forest:
 
 
 def test_graphs_and_diff_picture_parse(run_cli, demo, broken, tmp_path):
-    _node()
+    node()
     texts = {
         "demo": run_cli("graph", str(demo)).stdout,
         "broken": run_cli("graph", str(broken)).stdout,
