@@ -156,7 +156,9 @@ def test_comment_body_script_follows_diff_exit_codes(tmp_path, change, code):
     stubs, _ = _stubs(tmp_path)
     body = tmp_path / "body.md"
     env = _env(stubs, BASE_REF="main", OMERENDER_PATHS="manifests", BODY_FILE=str(body))
-    done = subprocess.run(["bash", str(GITHUB / "comment-body.sh")], cwd=work, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", str(GITHUB / "comment-body.sh")], cwd=work, env=env, capture_output=True, text=True, check=False
+    )
     assert done.returncode == code, done.stderr
     text = body.read_text()
     assert text.startswith(MARKER + "\n")
