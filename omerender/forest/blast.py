@@ -11,7 +11,10 @@ from typing import Any
 
 from omerender.forest.graph import mermaid
 from omerender.forest.model import ISVC, MORE, Forest, Link, Node, finish, forest, keep
-from omerender.forest.select import ancestors, descendants
+from omerender.forest.select import ancestors, collapse_isvcs, descendants
+
+# Mermaid's defaults (maxTextSize, maxEdges), which GitHub and GitLab render with: past them, no picture
+MAX_TEXT, MAX_EDGES = 50_000, 500
 
 
 def _focus(report: dict[str, Any], whole: Forest) -> dict[str, str]:
@@ -60,4 +63,28 @@ def picture(report: dict[str, Any], new: Any) -> str:
         return ""
     kept = {a for f in focus for a in ancestors(whole, f)}
     drawn = _collapsed(whole, keep(whole, kept))
-    return "```mermaid\n" + mermaid(drawn, focus) + "```\n"
+    text = mermaid(drawn, focus)
+    if _too_big(text, drawn):
+        counted = collapse_isvcs(drawn)
+        text = mermaid(counted, _counted_focus(counted, drawn, focus))
+        if _too_big(text, counted):
+            return (
+                f"_The picture is left out: {len(drawn.nodes)} nodes are more than GitHub's Mermaid draws "
+                f"({MAX_TEXT:,} characters, {MAX_EDGES} edges)._\n"
+            )
+    return "```mermaid\n" + text + "```\n"
+
+
+def _too_big(text: str, drawn: Forest) -> bool:
+    return len(text) > MAX_TEXT or len(drawn.links) > MAX_EDGES
+
+
+def _counted_focus(counted: Forest, drawn: Forest, focus: dict[str, str]) -> dict[str, str]:
+    """A count node takes the strongest style of the InferenceServices it stands for."""
+    out = {k: v for k, v in focus.items() if k in counted.nodes}
+    for node in drawn.nodes.values():
+        if node.id in focus and node.id not in counted.nodes and node.parent is not None:
+            count_id = f"isvcs__{node.parent}"
+            if count_id in counted.nodes and out.get(count_id) != "rollout":
+                out[count_id] = focus[node.id]
+    return out
