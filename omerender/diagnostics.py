@@ -31,10 +31,11 @@ class Diagnostic:
 
     def text(self) -> str:
         """One line, whatever the message holds: control characters are escaped."""
-        return f"{_one_line(self.path)}:{self.line}:{self.col}: {self.severity}: {_one_line(self.message)}"
+        return f"{one_line(self.path)}:{self.line}:{self.col}: {self.severity}: {one_line(self.message)}"
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped, so it prints as one line."""
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import best_match
+
+from omerender.data import copy, drop_nulls
 
 KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime", "BaseModel", "ClusterBaseModel"})
 
@@ -60,22 +62,13 @@ def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, 
         seen.add(text)
 
 
-_Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})
+_Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})  # type: ignore[no-untyped-call]
 
 
 @cache
 def _validator(kind: str) -> Any:
     text = files("omerender.schemas").joinpath(f"{kind.lower()}.json").read_text(encoding="utf-8")
     return _Validator(json.loads(text), format_checker=None)
-
-
-def _drop_nulls(value: Any) -> Any:
-    """The API server prunes null fields of non-nullable schemas (no OME field is nullable)."""
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value
 
 
 def dotted(path: tuple[PathKey, ...]) -> str:
@@ -112,7 +105,7 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
     """Issues of one error, each with the keyword that failed."""
     if error.validator == "additionalProperties" and error.validator_value is False:
         known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        for field in error.instance:
+        for field in cast(Iterable[Any], error.instance):
             if field not in known:
                 path = (*error.absolute_path, str(field))
                 message = (
@@ -139,7 +132,7 @@ def _drop_shadowed(found: set[tuple[SchemaIssue, str]]) -> set[SchemaIssue]:
     return {i for i, keyword in found if keyword in ("type", "additionalProperties") or i.path not in typed}
 
 
-def check(obj: dict[str, Any]) -> list[SchemaIssue]:
+def check(obj: Any) -> list[SchemaIssue]:
     """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
     if not isinstance(obj, dict):
         return []
@@ -148,7 +141,8 @@ def check(obj: dict[str, Any]) -> list[SchemaIssue]:
         return []
     try:
         try:
-            instance = _drop_nulls(obj)
+            instance = copy(obj)
+            drop_nulls(instance)
         except RecursionError:  # absurdly deep input: validate it as it is
             instance = obj
         errors = _validator(kind).iter_errors(instance)

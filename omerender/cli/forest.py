@@ -11,8 +11,6 @@ from typing import Any
 import click
 
 from omerender.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_USAGE,
     F,
     guard,
     lock_file_option,
@@ -24,6 +22,7 @@ from omerender.cli.common import (
     stdin,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 
 DOT_TIMEOUT_SECONDS = 300
 view_options = [

@@ -9,8 +9,6 @@ from typing import Any
 import click
 
 from omerender.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_USAGE,
     guard,
     lock_file_option,
     model_metadata_option,
@@ -21,6 +19,7 @@ from omerender.cli.common import (
     stdin,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 
 
 def _search_roots(search_path: tuple[str, ...]) -> Any:

@@ -13,9 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omerender.lifecycle.lock import isvc_key, runtime_key
-from omerender.load.reader import Obj
-from omerender.resolve.index import CSR, ISVC, SR
+from omerender.lifecycle.lock import isvc_key
+from omerender.load.obj import Obj
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import INFERENCE_SERVICE as ISVC
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import runtime_key
 
 __all__ = [
     "COUNT",
@@ -169,11 +172,12 @@ def _missing(forest: Forest, namespace: str, name: str, reason: str) -> Node:
     return node
 
 
-def _runtimes(forest: Forest, result: Any) -> dict[int, str]:
+def _runtimes(forest: Forest, result: Any) -> dict[str, str]:
+    """Add every runtime and inherit-from link; returns node ids by ``runtime_key``."""
     universe, chains = result.universe, result.chains
-    ids: dict[int, str] = {}
+    ids: dict[str, str] = {}
     for runtime in universe.all_runtimes():
-        chain = chains[id(runtime)]
+        chain = chains[runtime_key(runtime)]
         node = _add(
             forest,
             Node(
@@ -187,20 +191,20 @@ def _runtimes(forest: Forest, result: Any) -> dict[int, str]:
                 chain.message,
             ),
         )
-        ids[id(runtime)] = node.id
+        ids[runtime_key(runtime)] = node.id
     parents: dict[str, str] = {}
     for runtime in universe.all_runtimes():
         name = parent_name(runtime)
         if name is None:
             continue
-        child = forest.nodes[ids[id(runtime)]]
+        child = forest.nodes[ids[runtime_key(runtime)]]
         found = _own_parent(universe, runtime, name)
         if found is None:
             missing = _missing(forest, runtime.namespace, name, child.reason)
             forest.links.append(Link(missing.id, child.id, INHERITS, child.reason))
             child.parent = missing.id
             continue
-        parent = forest.nodes[ids[id(found)]]
+        parent = forest.nodes[ids[runtime_key(found)]]
         parents[child.id] = parent.id
         ok = child.reason == RESOLVED or parent.reason != RESOLVED
         forest.links.append(Link(parent.id, child.id, INHERITS, "" if ok else child.reason))
@@ -234,7 +238,7 @@ def _cycle_entries(forest: Forest, parents: dict[str, str], on_cycle: set[str]) 
     return entries
 
 
-def _isvcs(forest: Forest, result: Any, runtime_ids: dict[int, str]) -> None:
+def _isvcs(forest: Forest, result: Any, runtime_ids: dict[str, str]) -> None:
     universe = result.universe
     records = result.lifecycle.records if result.lifecycle is not None else {}
     for isvc in universe.isvcs.values():
@@ -253,8 +257,8 @@ def _isvcs(forest: Forest, result: Any, runtime_ids: dict[int, str]) -> None:
             node.markers.append("pinned")
         if record is not None and record.drifted:
             node.markers.append("drifted")
-        if runtime is not None and id(runtime) in runtime_ids:
-            node.parent = runtime_ids[id(runtime)]
+        if runtime is not None and runtime_key(runtime) in runtime_ids:
+            node.parent = runtime_ids[runtime_key(runtime)]
             forest.links.append(Link(node.parent, node.id, USES, selected=selected))
         elif named is not None:
             missing = _missing(forest, isvc.namespace, named, NOT_FOUND)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from omerender.forest.model import COUNT, ISVC, Forest, Link, Node, finish, keep, node_id
-from omerender.resolve.index import CSR, SR
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import SERVING_RUNTIME as SR
 
 
 def find_runtime(forest: Forest, name: str, namespace: str) -> str | None:

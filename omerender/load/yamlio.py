@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -26,7 +26,7 @@ class DuplicateKeyError(yaml.MarkedYAMLError):
     pass
 
 
-class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
+class _Loader(yaml.CSafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[tuple[str, str], yaml.Node] = {}
         for key_node, _ in node.value:
@@ -40,7 +40,8 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
                         key_node.start_mark,
                     )
                 seen[ident] = key_node
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
@@ -50,11 +51,11 @@ def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
 
-class _Dumper(yaml.CSafeDumper):  # type: ignore[misc,name-defined]
+class _Dumper(yaml.CSafeDumper):
     pass
 
 
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+def _represent_str(dumper: _Dumper, data: str) -> yaml.Node:
     if "\n" in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
@@ -136,7 +137,7 @@ def _count_nodes(text: str) -> None:
             if count > MAX_FILE_NODES:
                 raise yaml.MarkedYAMLError(
                     problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files",
-                    problem_mark=event.start_mark,
+                    problem_mark=cast(yaml.Mark, event.start_mark),
                 )
 
 
@@ -168,6 +169,8 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
         index = 0
         while loader.check_node():
             node = loader.get_node()
+            if node is None:
+                break
             if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
                 raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
             data = loader.construct_document(node)
@@ -194,9 +197,8 @@ def position(node: yaml.Node | None, keys: tuple[Any, ...]) -> tuple[int, int]:
                 if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
                     found = value_node
                     break
-        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int):
-            if 0 <= key < len(current.value):
-                found = current.value[key]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(current.value):
+            found = current.value[key]
         if found is None:
             break
         current = found
@@ -216,7 +218,7 @@ def dump_stream(objects: list[Any]) -> str:
         allow_unicode=True,
         width=1 << 30,
         explicit_start=False,
-    ).replace("\n...\n", "\n")  # type: ignore[no-any-return]
+    ).replace("\n...\n", "\n")
 
 
 def dump_one(obj: Any) -> str:

@@ -18,8 +18,10 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
+from omerender.errors import UsageError
+from omerender.load.obj import Obj
 
 DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
@@ -32,8 +34,8 @@ _seen: dict[tuple[str, str, str], int] = {}
 Check = Callable[[Any], bool]
 
 
-class KubeVersionError(ValueError):
-    pass
+class KubeVersionError(UsageError):
+    """A --kube-version (or KUBE_VERSION) that names no Kubernetes release with schemas here."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,8 @@ def full_validator(version: str, kind: str, api_version: str) -> Any:
     from referencing import Registry, Resource
 
     schema = _schema(version, kind, api_version)
+    if schema is None:
+        raise KeyError(f"no schema for {api_version} {kind} in Kubernetes {version}")
     definitions = Resource.from_contents(_definitions(version))
     registry: Any = Registry().with_resource(definitions.id() or "", definitions)
     return Draft202012Validator(schema, registry=registry)
@@ -175,7 +179,7 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     issues: set[KubeIssue] = set()
     for error in full_validator(version, kind, api_version).iter_errors(obj):
         if error.validator == "oneOf" and error.context:
-            error = best_match([error]) or error
+            error = best_match([error]) or error  # noqa: PLW2901 - the most relevant sub-error stands for it
         issues.add(KubeIssue(tuple(error.absolute_path), error.message))
     if not issues:  # fastjsonschema is stricter than jsonschema somewhere: trust jsonschema
         return []
@@ -208,5 +212,5 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         for issue in issues or []:
             at = f"{dotted(issue.path)}: " if issue.path else ""
             message = f"rendered {obj.get('kind')} {name} fails the Kubernetes {version} schema: {at}{issue.message}"
-            found.append(isvc.diag(ERROR, message, *where, code="kube-schema"))
+            found.append(isvc.diag(ERROR, message, *where, code=codes.KUBE_SCHEMA))
     return found

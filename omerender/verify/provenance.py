@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import Diagnostic, Severity
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.render.pod import CONFIG_FIELD
+from omerender.ome import CONFIG_FIELD
 
 POD_PARTS = ((), ("leader",), ("worker",))
 Keys = tuple[Any, ...]

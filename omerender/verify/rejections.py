@@ -15,12 +15,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.ome import CONFIG_FIELD
 from omerender.render import quantity
 from omerender.render.pod import Context
-from omerender.verify.provenance import CONFIG_FIELD, Blame, Place, get, sides
+from omerender.verify.provenance import Blame, Place, get, sides
 
 CONTAINER_LISTS = ("containers", "initContainers")
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
@@ -95,7 +97,7 @@ class PodCheck:
                 self.error(
                     places[0] if places else None,
                     f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({dotted(path)}.name: Duplicate value: "{name}")',
-                    "duplicate-container",
+                    codes.DUPLICATE_CONTAINER,
                 )
             seen.add(name)
             if name and not is_dns_label(name):
@@ -103,7 +105,7 @@ class PodCheck:
                 self.error(
                     places[0] if places else None,
                     f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({dotted(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
-                    "invalid-name",
+                    codes.INVALID_NAME,
                 )
 
     def volumes(self) -> None:
@@ -123,14 +125,14 @@ class PodCheck:
                 self.error(
                     first,
                     f'volume "{name}" is defined twice in the pod ({sides(places)}, or OME\'s model volume); {REJECTS} ({path}.name: Duplicate value: "{name}")',
-                    "duplicate-volume",
+                    codes.DUPLICATE_VOLUME,
                 )
             seen.add(name)
             if name and not valid:
                 self.error(
                     first,
                     f'volume name "{name}" set by {sides(places)} is not valid; {REJECTS} ({path}.name: Invalid value: "{name}": {LABEL_RULE})',
-                    "invalid-name",
+                    codes.INVALID_NAME,
                 )
             if len(kinds) > 1:
                 self.two_kinds(
@@ -150,7 +152,7 @@ class PodCheck:
                 winner = setters[0]
         listed = ", ".join(parts[:-1]) + " and " + parts[-1]
         message = f"{what} has both {listed} after merging; {REJECTS} ({rejection}); {advice}"
-        self.error(winner, message, "merged-two-kinds")
+        self.error(winner, message, codes.MERGED_TWO_KINDS)
 
     def resources(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         requests = get(container, ("resources", "requests")) or {}
@@ -180,7 +182,7 @@ class PodCheck:
                 f"limits.{key} {limits[key]} (set by {sides(lim_by[:1])}); requests and limits merge by key, so set both; "
                 f'{REJECTS} ({dotted(path)}.resources.requests: Invalid value: "{requests[key]}": {rule})'
             )
-            self.error(req_by[0] if req_by else None, message, "request-above-limit")
+            self.error(req_by[0] if req_by else None, message, codes.REQUEST_ABOVE_LIMIT)
 
     def env(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         env = [e for e in container.get("env") or [] if isinstance(e, dict)]
@@ -233,7 +235,7 @@ class PodCheck:
                     message = f"container {name}: $({var}) refers to env var {var}, which env defines only after this entry; Kubernetes expands only earlier entries and leaves the text $({var}) as it is"
                 else:
                     message = f"container {name}: $({var}) refers to an env var no env entry defines; Kubernetes leaves the text $({var}) as it is"
-                self.found.append(self.blame.text_at(f"$({var})", WARNING, message, "undefined-env-ref"))
+                self.found.append(self.blame.text_at(f"$({var})", WARNING, message, codes.UNDEFINED_ENV_REF))
 
     def handlers(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         checks = [(p, get(container, (p,)), PROBE_HANDLERS, "handler type") for p in PROBES]
@@ -276,7 +278,7 @@ class PodCheck:
                     f"(set by {sides(theirs[:1])}) and containerPort {port.get('containerPort')} (set by {sides(mine[:1])}); "
                     f'{REJECTS} ({where}.name: Duplicate value: "{label}")'
                 )
-                self.error(both[0] if both else None, message, "duplicate-port")
+                self.error(both[0] if both else None, message, codes.DUPLICATE_PORT)
             elif isinstance(label, str) and label:
                 names[label] = port
                 if not PORT_NAME.match(label):
@@ -284,13 +286,13 @@ class PodCheck:
                     self.error(
                         found[0] if found else None,
                         f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({where}.name: Invalid value: "{label}": {PORT_RULE})',
-                        "invalid-name",
+                        codes.INVALID_NAME,
                     )
             key = (port.get("containerPort"), port.get("protocol", "TCP"))
             if key in keys:
                 found = self.port_place(name, port)
                 message = f'container {name}: containerPort {key[0]}/{key[1]} is listed twice ({sides(found)}); Kubernetes accepts the pod with the warning "{where}: duplicate port definition", and server-side apply rejects it'
-                self.found.append(self.blame.at(found[0] if found else None, WARNING, message, "duplicate-port"))
+                self.found.append(self.blame.at(found[0] if found else None, WARNING, message, codes.DUPLICATE_PORT))
             keys.add(key)
             host = (port.get("hostPort"), key[1], port.get("hostIP", ""))
             if isinstance(host[0], int) and host[0] > 0:
@@ -299,7 +301,7 @@ class PodCheck:
                     self.error(
                         found[0] if found else None,
                         f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({where}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
-                        "duplicate-port",
+                        codes.DUPLICATE_PORT,
                     )
                 self.host_ports.add(host)
 
@@ -309,7 +311,7 @@ def object_name(isvc: Obj, obj: dict[str, Any]) -> list[Diagnostic]:
     if not name or is_dns_subdomain(name):
         return []
     message = f'{obj.get("kind")} name "{name}" made from InferenceService {isvc.name} is not valid; Kubernetes rejects it (metadata.name: Invalid value: "{name}": {SUBDOMAIN_RULE})'
-    return [isvc.diag(ERROR, message, "metadata", "name", code="invalid-name")]
+    return [isvc.diag(ERROR, message, "metadata", "name", code=codes.INVALID_NAME)]
 
 
 def runner_name(ctx: Context, component: str) -> str:
