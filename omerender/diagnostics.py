@@ -54,6 +54,22 @@ def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity == ERROR for d in diagnostics)
 
 
+def field_path(keys: tuple[object, ...]) -> str:
+    """``('spec', 'containers', 0, 'name')`` -> ``spec.containers[0].name``, as Kubernetes prints a field.
+
+    The one formatter for field paths in messages; reports carry ``json_path`` beside it.
+    """
+    out = ""
+    for key in keys:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif isinstance(key, str) and key.isidentifier():
+            out += f".{key}" if out else key
+        else:
+            out += f"[{key}]"
+    return out
+
+
 def json_path(keys: tuple[object, ...]) -> str:
     """``('spec', 'engineConfig', 'runner', 'args', 0)`` -> ``$.spec.engineConfig.runner.args[0]``."""
     out = "$"

@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 from jsonschema.exceptions import best_match
 
 from omerender.data import copy, drop_nulls
+from omerender.diagnostics import field_path
 
 KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime", "BaseModel", "ClusterBaseModel"})
 
@@ -71,19 +72,6 @@ def _validator(kind: str) -> Any:
     return _Validator(json.loads(text), format_checker=None)
 
 
-def dotted(path: tuple[PathKey, ...]) -> str:
-    """``('spec', 'containers', 0, 'name')`` -> ``spec.containers[0].name``, as Kubernetes prints it."""
-    out = ""
-    for key in path:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        elif key.isidentifier():
-            out += f".{key}" if out else key
-        else:
-            out += f"[{key}]"
-    return out
-
-
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
 _short.maxdict = _short.maxlist = 4
@@ -109,7 +97,7 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
             if field not in known:
                 path = (*error.absolute_path, str(field))
                 message = (
-                    f'unknown field "{dotted(path)}" (kubectl apply rejects it by default; '
+                    f'unknown field "{field_path(path)}" (kubectl apply rejects it by default; '
                     "the API server drops it when field validation is off)"
                 )
                 yield SchemaIssue(path, message, True), "additionalProperties"
@@ -119,7 +107,7 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
     path = tuple(error.absolute_path)
     message = _message(error)
     keyword = "type" if " is not of type " in message and error.validator in ("type", "anyOf", "oneOf") else ""
-    yield SchemaIssue(path, f"{dotted(path)}: {message}" if path else message, False), keyword
+    yield SchemaIssue(path, f"{field_path(path)}: {message}" if path else message, False), keyword
 
 
 def _sort_key(issue: SchemaIssue) -> tuple[tuple[tuple[int, int, str], ...], str]:

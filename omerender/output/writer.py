@@ -19,13 +19,18 @@ def _umask() -> int:
 
 
 def write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary sibling and a rename, making missing parent folders.
+    """Write ``text`` to ``path`` through a temporary sibling and a rename.
 
-    Any ``OSError`` becomes a ``WriteError`` that names ``path`` as the user gave it.
+    The file's own folder is made when it is missing, as ``mkdir`` would make it: a missing folder
+    above that is more likely a typo than a wish, and is an error. Any ``OSError`` becomes a
+    ``WriteError`` that names ``path`` as the user gave it.
     """
     target = Path(path)
+    folder = target.parent
+    if not folder.is_dir() and not folder.parent.is_dir():
+        raise WriteError(f"{path}: cannot write: folder {str(folder.parent)!r} does not exist")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(exist_ok=True)
     except OSError as exc:
         raise WriteError(f"{path}: cannot make its folder: {exc.strerror or exc}") from None
     try:

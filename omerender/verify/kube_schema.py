@@ -4,7 +4,8 @@ jsonschema takes about 2 ms per Deployment with these schemas, so every object f
 fastjsonschema's validator compiled from the same schema, with ``format`` an annotation as it is for
 jsonschema without a format checker, and defaults not filled in. Only an object it rejects goes to
 jsonschema, whose errors are the ones reported. Both are cached per Kubernetes version and kind.
-Kinds the package has no schema for (custom resources) are not checked.
+Kinds the package has no schema for (custom resources) are not checked, except the Knative Service,
+whose schema omerender ships (``EXTRA_SCHEMAS``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from importlib.resources import files
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, Diagnostic
+from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
 
@@ -30,6 +31,8 @@ MAX_ERRORS_PER_OBJECT = 10
 # (pre-commit, Argo CD: started often, a few objects) stay on jsonschema; large ones compile.
 COMPILE_AFTER = 40
 _seen: dict[tuple[str, str, str], int] = {}
+# Custom resources omerender renders and ships a schema for (schemas/README.md); they use the Kubernetes definitions.
+EXTRA_SCHEMAS = {("Service", "serving.knative.dev/v1"): "knative-service-serving-v1.json"}
 
 Check = Callable[[Any], bool]
 
@@ -104,7 +107,10 @@ def _definitions(version: str) -> dict[str, Any]:
 def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
     entry = _folder(version).joinpath(_schema_name(kind, api_version))
     if not entry.is_file():
-        return None
+        extra = EXTRA_SCHEMAS.get((kind, api_version))
+        if extra is None:
+            return None
+        entry = files("omerender.schemas").joinpath(extra)
     return json.loads(entry.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
@@ -186,18 +192,6 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     return sorted(issues, key=lambda i: (_path_sort_key(i.path), i.message))[:MAX_ERRORS_PER_OBJECT]
 
 
-def dotted(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for key in path:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            out += f".{key}" if out else key
-        else:
-            out += f"[{key}]"
-    return out
-
-
 def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -> list[Diagnostic]:
     """Schema errors of one InferenceService's rendered objects, located at the InferenceService."""
     if version is None:
@@ -210,7 +204,7 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         where = ("spec", component) if component else ("spec",)
         name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
         for issue in issues or []:
-            at = f"{dotted(issue.path)}: " if issue.path else ""
+            at = f"{field_path(issue.path)}: " if issue.path else ""
             message = f"rendered {obj.get('kind')} {name} fails the Kubernetes {version} schema: {at}{issue.message}"
             found.append(isvc.diag(ERROR, message, *where, code=codes.KUBE_SCHEMA))
     return found

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.diagnostics import ERROR, WARNING, Diagnostic, field_path
 from omerender.load.obj import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
 from omerender.ome import CONFIG_FIELD
@@ -49,10 +49,6 @@ def pod_specs(obj: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]
         ("spec", "leaderWorkerTemplate", "workerTemplate", "spec"),
     )
     return [(path, pod) for path in paths if isinstance(pod := get(obj, path), dict)]
-
-
-def dotted(path: tuple[Any, ...]) -> str:
-    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path).lstrip(".")
 
 
 class PodCheck:
@@ -96,7 +92,7 @@ class PodCheck:
                 places = self.places(name)
                 self.error(
                     places[0] if places else None,
-                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({dotted(path)}.name: Duplicate value: "{name}")',
+                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({field_path(path)}.name: Duplicate value: "{name}")',
                     codes.DUPLICATE_CONTAINER,
                 )
             seen.add(name)
@@ -104,7 +100,7 @@ class PodCheck:
                 places = self.places(name)
                 self.error(
                     places[0] if places else None,
-                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({dotted(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
+                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({field_path(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
                     codes.INVALID_NAME,
                 )
 
@@ -113,7 +109,7 @@ class PodCheck:
         for i, volume in enumerate(self.pod.get("volumes") or []):
             if not isinstance(volume, dict):
                 continue
-            name, path = str(volume.get("name", "")), dotted((*self.path, "volumes", i))
+            name, path = str(volume.get("name", "")), field_path((*self.path, "volumes", i))
             kinds = [k for k in volume if k != "name" and volume[k] is not None]
             valid = bool(name) and is_dns_label(name)
             if name not in seen and valid and len(kinds) <= 1:
@@ -180,7 +176,7 @@ class PodCheck:
             message = (
                 f"container {name}: requests.{key} {requests[key]} (set by {sides(req_by[:1])}) is {relation} "
                 f"limits.{key} {limits[key]} (set by {sides(lim_by[:1])}); requests and limits merge by key, so set both; "
-                f'{REJECTS} ({dotted(path)}.resources.requests: Invalid value: "{requests[key]}": {rule})'
+                f'{REJECTS} ({field_path(path)}.resources.requests: Invalid value: "{requests[key]}": {rule})'
             )
             self.error(req_by[0] if req_by else None, message, codes.REQUEST_ABOVE_LIMIT)
 
@@ -193,8 +189,8 @@ class PodCheck:
             kinds = (["value"] if item.get("value") not in (None, "") else []) + (["valueFrom"] if value_from else [])
             inner = [k for k in ENV_SOURCES if value_from.get(k) is not None]
             if len(kinds) > 1 or len(inner) > 1:
-                places = self.blame.item_places(name, "env", "name", var)
-                where = f"{dotted(path)}.env[{i}].valueFrom"
+                places = self.blame.item_places(name, "env", var)
+                where = f"{field_path(path)}.env[{i}].valueFrom"
                 if len(kinds) > 1:
                     self.two_kinds(
                         f"env var {var} of container {name}",
@@ -250,7 +246,7 @@ class PodCheck:
             if len(kinds) > 1:
                 sub = tuple(field.split("."))
                 here = [Place(p.source, p.keys + sub) for p in self.places(name)]
-                rejection = f"{dotted(path)}.{field}.{kinds[1]}: Forbidden: may not specify more than 1 {noun}"
+                rejection = f"{field_path(path)}.{field}.{kinds[1]}: Forbidden: may not specify more than 1 {noun}"
                 self.two_kinds(
                     f"{field} of container {name}",
                     kinds,
@@ -260,7 +256,7 @@ class PodCheck:
                 )
 
     def port_place(self, container: str, port: dict[str, Any]) -> list[Place]:
-        return self.blame.item_places(container, "ports", "containerPort", port.get("containerPort"))
+        return self.blame.item_places(container, "ports", port.get("containerPort"))
 
     def ports(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         names: dict[str, dict[str, Any]] = {}
@@ -268,7 +264,7 @@ class PodCheck:
         for i, port in enumerate(container.get("ports") or []):
             if not isinstance(port, dict):
                 continue
-            where = f"{dotted(path)}.ports[{i}]"
+            where = f"{field_path(path)}.ports[{i}]"
             label = port.get("name")
             if isinstance(label, str) and label in names:
                 mine, theirs = self.port_place(name, port), self.port_place(name, names[label])
