@@ -278,6 +278,19 @@ RUNTIME_ROLLOUT = _code("runtime-rollout", INFO, "an InferenceService that follo
 DUPLICATE_OUTPUT = _code("duplicate-output", ERROR, "two emitted objects share one identity")
 FLUX_SUBSTITUTION = _code("flux-substitution", WARNING, "a ${...} Flux's post-build substitution would change")
 
+# factor.
+FACTOR_PROOF = _code(
+    "factor-proof",
+    ERROR,
+    "factor's rewritten tree would not build, or would change a merged spec or a rendered object (a bug in factor)",
+)
+FACTOR_AUTO_SELECT = _code(
+    "factor-auto-select",
+    ERROR,
+    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by auto-selection",
+    "spec: When the merged spec applies",
+)
+
 FALLBACK = _code("omerender", ERROR, "a finding without a more specific code")
 
 

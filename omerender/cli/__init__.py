@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from omerender import __version__
-from omerender.cli import build, forest, gitops, lifecycle
+from omerender.cli import build, factor, forest, gitops, lifecycle
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +22,6 @@ def main() -> None:
     """
 
 
-for _family in (build, gitops, lifecycle, forest):
+for _family in (build, factor, gitops, lifecycle, forest):
     for _command in _family.COMMANDS:
         main.add_command(_command)
