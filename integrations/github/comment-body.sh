@@ -15,7 +15,7 @@ if ! git rev-parse --verify --quiet "refs/remotes/origin/$BASE_REF" >/dev/null; 
   git fetch --quiet --no-tags origin "+refs/heads/$BASE_REF:refs/remotes/origin/$BASE_REF" || true
 fi
 code=0
-omerender diff --against "origin/$BASE_REF" --format markdown "${extra[@]}" "${paths[@]}" >"$work/out.md" 2>"$work/err.txt" || code=$?
+omerender diff --against "origin/$BASE_REF" -o markdown "${extra[@]}" "${paths[@]}" >"$work/out.md" 2>"$work/err.txt" || code=$?
 {
   echo "$MARKER"
   if [ "$code" -ge 2 ]; then

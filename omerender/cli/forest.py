@@ -11,11 +11,13 @@ from typing import Any
 import click
 
 from omerender.cli.common import (
+    STDOUT_HINT,
     F,
     guard,
     lock_file_option,
     model_metadata_option,
     namespace_option,
+    output_option,
     paths_argument,
     report,
     search_path_option,
@@ -23,6 +25,7 @@ from omerender.cli.common import (
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
+from omerender.output.formats import GRAPH_FORMATS
 
 DOT_TIMEOUT_SECONDS = 300
 view_options = [
@@ -125,9 +128,10 @@ def tree(
     verbose: int,
     max_file_size: int,
 ) -> None:
-    """Print the inheritance forest: profiles and other root runtimes, their children, and the
-    InferenceServices that use each runtime (auto-selected ones marked).
+    """Print the runtime inheritance forest as a tree.
 
+    Profiles and other root runtimes, their children, and the InferenceServices that use each
+    runtime (auto-selected ones marked).
     A broken link shows its InheritanceReady reason (ParentNotFound, InheritanceCycle, MaxDepthExceeded)
     where the missing parent would hang. Exit 1 when any chain is broken (as `status` does).
     """
@@ -175,14 +179,12 @@ def svg(dot_text: str) -> str:
 @click.command()
 @paths_argument
 @namespace_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["mermaid", "dot", "json", "svg"]),
-    default="mermaid",
-    show_default=True,
-    help="mermaid: a flowchart for markdown; dot: Graphviz; json: nodes and edges (schemas/forest.schema.json); "
+@output_option(
+    list(GRAPH_FORMATS),
+    "mermaid",
+    "mermaid: a flowchart for markdown; dot: Graphviz; json: nodes and edges (schemas/forest.schema.json); "
     "svg: Graphviz's dot renders it.",
+    STDOUT_HINT,
 )
 @with_view_options
 @lock_file_option
@@ -206,13 +208,12 @@ def graph(
     verbose: int,
     max_file_size: int,
 ) -> None:
-    """Draw the inheritance forest, grouped by namespace; broken links and disabled profiles styled apart.
+    """Draw the inheritance forest: Mermaid, DOT, JSON or SVG.
 
+    Grouped by namespace; broken links and disabled profiles styled apart.
     Edges run from a runtime to each runtime that inherits from it and to each InferenceService that
     uses it. Exit 1 when any chain is broken; 2 for -o svg without Graphviz.
     """
-    from omerender.forest import graph as draw
-
     if output == "svg" and shutil.which("dot") is None:
         svg("")  # exits 2 before any work
     shown, failed = _forest(
@@ -225,14 +226,9 @@ def graph(
         (report_format, report_file, max_errors, verbose),
         (runtime, isvc, collapse_isvcs),
     )
-    if output == "json":
-        text = draw.as_json(shown)
-    elif output == "dot":
-        text = draw.dot(shown)
-    elif output == "svg":
-        text = svg(draw.dot(shown))
-    else:
-        text = draw.mermaid(shown)
+    text = GRAPH_FORMATS[output](shown)
+    if output == "svg":
+        text = svg(text)
     click.echo(text, nl=False)
     if failed:
         sys.exit(EXIT_FINDINGS)

@@ -67,7 +67,7 @@ def test_graphs_and_diff_picture_parse(run_cli, demo, broken, tmp_path):
     shutil.copytree(demo, new)
     profile = new / "profile.yaml"
     profile.write_text(profile.read_text().replace("v0.5.5.post3", "v0.5.6"))
-    markdown = run_cli("diff", str(demo), str(new), "--format", "markdown").stdout
+    markdown = run_cli("diff", str(demo), str(new), "-o", "markdown").stdout
     [block] = re.findall(r"```mermaid\n(.*?)```", markdown, re.S)
     texts["diff"] = block
     assert all(t.startswith("flowchart TD\n") for t in texts.values()), texts

@@ -23,5 +23,5 @@ def test_readme_mermaid_block_is_real(run_cli, tmp_path):
     shutil.copytree(old, new)
     profile = new / "profile.yaml"
     profile.write_text(profile.read_text().replace("v0.5.5.post3-cu129-amd64", "v0.5.6-cu129-amd64"))
-    markdown = run_cli("diff", str(old), str(new), "--format", "markdown").stdout
+    markdown = run_cli("diff", str(old), str(new), "-o", "markdown").stdout
     assert shown in markdown

@@ -1,4 +1,4 @@
-"""`omerender diff --format markdown`: a Mermaid picture of the blast radius of a profile image bump."""
+"""`omerender diff -o markdown`: a Mermaid picture of the blast radius of a profile image bump."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _block(markdown: str) -> str:
 
 def test_profile_bump_picture_names_the_profile_and_each_affected_isvc(run_cli, fleet, tmp_path):
     new = _bumped(run_cli, fleet, tmp_path)
-    done = run_cli("diff", str(fleet), str(new), "--format", "markdown")
+    done = run_cli("diff", str(fleet), str(new), "-o", "markdown")
     assert done.exit_code == 1, done
     block = _block(done.stdout)
     assert block.startswith("flowchart TD\n")
@@ -53,8 +53,8 @@ def test_profile_bump_picture_names_the_profile_and_each_affected_isvc(run_cli, 
 def test_picture_only_in_markdown_and_not_without_changes(run_cli, fleet, tmp_path):
     new = _bumped(run_cli, fleet, tmp_path)
     assert "mermaid" not in run_cli("diff", str(fleet), str(new)).stdout
-    assert "mermaid" not in run_cli("diff", str(fleet), str(new), "--format", "json").stdout
-    same = run_cli("diff", str(fleet), str(fleet), "--format", "markdown")
+    assert "mermaid" not in run_cli("diff", str(fleet), str(new), "-o", "json").stdout
+    same = run_cli("diff", str(fleet), str(fleet), "-o", "markdown")
     assert same.exit_code == 0 and same.stdout == "### omerender diff\n\nNo changes.\n"
 
 
@@ -63,7 +63,7 @@ def test_child_change_picture_leaves_the_other_children_collapsed(run_cli, fleet
     shutil.copytree(fleet, new)
     text = (new / "children.yaml").read_text()
     (new / "children.yaml").write_text(text.replace("--seed=5", "--seed=55"))
-    block = _block(run_cli("diff", str(fleet), str(new), "--format", "markdown").stdout)
+    block = _block(run_cli("diff", str(fleet), str(new), "-o", "markdown").stdout)
     assert "fleet-profile" in block and f"{FLEET_NS}/child-5" in block and f"{FLEET_NS}/svc-5" in block
     assert f"{FLEET_NS}/child-4" not in block and f"{FLEET_NS}/svc-4" not in block
     assert "18 more, unchanged<br/>9 runtimes, 9 InferenceServices" in block
