@@ -30,8 +30,13 @@ class Diagnostic:
     json_path: str = ""
 
     def text(self) -> str:
-        """One line, whatever the message holds: control characters are escaped."""
-        return f"{one_line(self.path)}:{self.line}:{self.col}: {self.severity}: {one_line(self.message)}"
+        """``PATH:LINE:COL: severity: [code] message``, or ``PATH: severity: ...`` without a location (line 0).
+
+        One line whatever the message holds: control characters are escaped.
+        """
+        where = f"{one_line(self.path)}:{self.line}:{self.col}" if self.line > 0 else one_line(self.path)
+        code = f"[{one_line(self.code)}] " if self.code else ""
+        return f"{where}: {self.severity}: {code}{one_line(self.message)}"
 
 
 def one_line(text: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from omerender import __version__
-from omerender.cli import build, completion, factor, gitops, lifecycle
+from omerender.cli import build, completion, factor, forest, gitops, lifecycle
 from omerender.cli.common import ARGV_KEY
 
 
@@ -31,6 +31,6 @@ def main() -> None:
     """
 
 
-for _family in (build, factor, gitops, lifecycle, completion):
+for _family in (build, factor, forest, gitops, lifecycle, completion):
     for _command in _family.COMMANDS:
         main.add_command(_command)

@@ -392,7 +392,14 @@ def diff(
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
     report(shown, report_format, report_file, max_errors, verbose)
     comparison = compare(old, new, hidden)
-    click.echo(DIFF_FORMATS[legacy_format or output](comparison), nl=False)
+    fmt = legacy_format or output
+    if fmt == "markdown":  # with the picture of the affected subtree, which needs the new build
+        from omerender.forest.blast import picture
+        from omerender.lifecycle.diff import format_markdown
+
+        click.echo(format_markdown(comparison, picture(comparison, new)), nl=False)
+    else:
+        click.echo(DIFF_FORMATS[fmt](comparison), nl=False)
     if old.failed or new.failed:
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FINDINGS if changed(comparison) else 0)

@@ -305,7 +305,8 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def format_markdown(report: dict[str, Any]) -> str:
+def format_markdown(report: dict[str, Any], picture: str = "") -> str:
+    """``picture``: a fenced Mermaid block of the affected subtree (``forest.blast.picture``), shown first."""
     if not changed(report):
         return "### omerender diff\n\nNo changes.\n"
     out = [
@@ -315,6 +316,8 @@ def format_markdown(report: dict[str, Any]) -> str:
         f"{len(report['drifting'])} pinned InferenceService(s) drift.**",
         "",
     ]
+    if picture:
+        out += [picture.rstrip("\n"), ""]
     sections = _sections(report)
     if report["runtimes"]:
         title, items = sections.pop(0)

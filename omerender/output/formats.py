@@ -171,5 +171,33 @@ DIFF_FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {
     "markdown": _diff_markdown,
 }
 
-FORMAT_NAMES = frozenset({*BUILD_FORMATS, *STATUS_FORMATS, *EFFECTIVE_FORMATS, *DIFF_FORMATS})
+# -- graph ----------------------------------------------------------------------------------
+
+
+def _graph_mermaid(forest: Any) -> str:
+    from omerender.forest.graph import mermaid
+
+    return mermaid(forest)
+
+
+def _graph_dot(forest: Any) -> str:
+    from omerender.forest.graph import dot
+
+    return dot(forest)
+
+
+def _graph_json(forest: Any) -> str:
+    from omerender.forest.graph import as_data
+
+    return dump_json(as_data(forest))
+
+
+GRAPH_FORMATS: dict[str, Callable[[Any], str]] = {
+    "mermaid": _graph_mermaid,
+    "dot": _graph_dot,
+    "json": _graph_json,
+    "svg": _graph_dot,  # the DOT text, which the CLI has Graphviz's dot render
+}
+
+FORMAT_NAMES = frozenset({*BUILD_FORMATS, *STATUS_FORMATS, *EFFECTIVE_FORMATS, *DIFF_FORMATS, *GRAPH_FORMATS})
 """Every format name: a value of ``--output-dir`` that is one of these is probably meant for ``-o``."""

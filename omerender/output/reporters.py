@@ -103,18 +103,9 @@ def _dumps(document: object) -> str:
 # -- text -----------------------------------------------------------------------------------
 
 
-def _one_line(text: str) -> str:
-    """Control characters escaped, so that one diagnostic is one line whatever its message holds."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
-
-
 def text_line(d: Diagnostic) -> str:
-    """``PATH:LINE:COL: severity: [code] message``; ``PATH: severity: ...`` when there is no location (line 0)."""
-    where = f"{_one_line(d.path)}:{d.line}:{d.col}" if d.line > 0 else _one_line(d.path)
-    code = f"[{_one_line(d.code)}] " if d.code else ""
-    return f"{where}: {d.severity}: {code}{_one_line(d.message)}"
+    """The text report's line for ``d`` (see ``Diagnostic.text``)."""
+    return d.text()
 
 
 def _render_text(report: _Report) -> str:

@@ -14,7 +14,7 @@ import yaml
 from omerender.cli import main
 from omerender.cli.common import OutputFormat
 from omerender.factor.report import FACTOR_FORMATS
-from omerender.output.formats import BUILD_FORMATS, DIFF_FORMATS, EFFECTIVE_FORMATS, STATUS_FORMATS
+from omerender.output.formats import BUILD_FORMATS, DIFF_FORMATS, EFFECTIVE_FORMATS, GRAPH_FORMATS, STATUS_FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "fixtures" / "llama-demo"
@@ -81,6 +81,7 @@ def test_every_output_option_takes_only_formats_and_the_registries_match() -> No
         "effective": EFFECTIVE_FORMATS,
         "diff": DIFF_FORMATS,
         "factor": FACTOR_FORMATS,
+        "graph": GRAPH_FORMATS,
     }
     for name, command in main.commands.items():
         for param in command.params:

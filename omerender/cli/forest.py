@@ -1,0 +1,237 @@
+"""``tree`` and ``graph``: the inheritance forest in the terminal, and as Mermaid, DOT, JSON or SVG."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import click
+
+from omerender.cli.common import (
+    STDOUT_HINT,
+    F,
+    guard,
+    lock_file_option,
+    model_metadata_option,
+    namespace_option,
+    output_option,
+    paths_argument,
+    report,
+    search_path_option,
+    stdin,
+    with_report_options,
+)
+from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
+from omerender.output.formats import GRAPH_FORMATS
+
+DOT_TIMEOUT_SECONDS = 300
+view_options = [
+    click.option(
+        "--runtime",
+        metavar="RUNTIME",
+        help="Only this runtime's subtree: NAME (a ServingRuntime in -n, else a ClusterServingRuntime) or NAMESPACE/NAME.",
+    ),
+    click.option("--isvc", metavar="ISVC", help="Only this InferenceService's chain: NAME (in -n) or NAMESPACE/NAME."),
+    click.option("--collapse-isvcs", is_flag=True, help="Show each runtime's InferenceServices as one count."),
+]
+
+
+def with_view_options(fn: F) -> F:
+    for option in reversed(view_options):
+        fn = option(fn)
+    return fn
+
+
+def _forest(
+    paths: tuple[str, ...],
+    namespace: str,
+    search_path: tuple[str, ...],
+    model_metadata: str | None,
+    lock_file: str | None,
+    max_file_size: int,
+    reporting: tuple[str, str | None, int | None, int],
+    view: tuple[str | None, str | None, bool],
+) -> tuple[Any, bool]:
+    """Build, report the diagnostics, and return the forest to show and whether anything is broken."""
+    from omerender.forest.model import forest
+    from omerender.forest.select import chain, collapse_isvcs, find_isvc, find_runtime, subtree
+    from omerender.pipeline import BuildOptions, build
+
+    runtime, isvc, collapse = view
+    if runtime and isvc:
+        raise click.UsageError("give --runtime or --isvc, not both")
+    options = BuildOptions(
+        namespace=namespace,
+        max_file_bytes=max_file_size,
+        lock_file=lock_file,
+        model_metadata=model_metadata,
+        kube_version=None,
+    )
+    result = build(list(paths) + list(search_path), options, stdin)
+    report(result.diagnostics, *reporting)
+    whole = forest(result)
+    shown = whole
+    if runtime:
+        found = find_runtime(whole, runtime, namespace)
+        if found is None:
+            raise click.BadParameter(f"no runtime {runtime} (namespace {namespace})", param_hint="'--runtime'")
+        shown = subtree(whole, found)
+    if isvc:
+        found = find_isvc(whole, isvc, namespace)
+        if found is None:
+            raise click.BadParameter(f"no InferenceService {isvc} (namespace {namespace})", param_hint="'--isvc'")
+        shown = chain(whole, found)
+    if collapse:
+        shown = collapse_isvcs(shown)
+    return shown, result.failed or whole.broken
+
+
+def use_color(choice: str) -> bool:
+    """``auto``: only on a terminal, and never when ``NO_COLOR`` is set (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@click.command()
+@paths_argument
+@namespace_option
+@with_view_options
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="auto: colour only on a terminal and without NO_COLOR.",
+)
+@lock_file_option
+@model_metadata_option
+@search_path_option
+@with_report_options
+@guard
+def tree(
+    paths: tuple[str, ...],
+    namespace: str,
+    runtime: str | None,
+    isvc: str | None,
+    collapse_isvcs: bool,
+    color: str,
+    lock_file: str | None,
+    model_metadata: str | None,
+    search_path: tuple[str, ...],
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+) -> None:
+    """Print the runtime inheritance forest as a tree.
+
+    Profiles and other root runtimes, their children, and the InferenceServices that use each
+    runtime (auto-selected ones marked).
+    A broken link shows its InheritanceReady reason (ParentNotFound, InheritanceCycle, MaxDepthExceeded)
+    where the missing parent would hang. Exit 1 when any chain is broken (as `status` does).
+    """
+    from omerender.forest.text import render
+
+    shown, failed = _forest(
+        paths,
+        namespace,
+        search_path,
+        model_metadata,
+        lock_file,
+        max_file_size,
+        (report_format, report_file, max_errors, verbose),
+        (runtime, isvc, collapse_isvcs),
+    )
+    colored = use_color(color)
+    click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
+    if failed:
+        sys.exit(EXIT_FINDINGS)
+
+
+def svg(dot_text: str) -> str:
+    """Graphviz's rendering of ``dot_text``; exit 2 when ``dot`` is not installed or refuses it."""
+    program = shutil.which("dot")
+    if program is None:
+        click.echo(
+            "omerender: -o svg needs Graphviz's `dot` on PATH (Debian/Ubuntu: apt-get install graphviz); "
+            "or use -o dot and render it elsewhere",
+            err=True,
+        )
+        sys.exit(EXIT_USAGE)
+    try:
+        done = subprocess.run(
+            [program, "-Tsvg"], input=dot_text.encode(), capture_output=True, timeout=DOT_TIMEOUT_SECONDS, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        click.echo(f"omerender: -o svg: running {program} failed: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    if done.returncode != 0:
+        click.echo(f"omerender: -o svg: {program} failed: {done.stderr.decode(errors='replace').strip()}", err=True)
+        sys.exit(EXIT_USAGE)
+    return done.stdout.decode(errors="replace")
+
+
+@click.command()
+@paths_argument
+@namespace_option
+@output_option(
+    list(GRAPH_FORMATS),
+    "mermaid",
+    "mermaid: a flowchart for markdown; dot: Graphviz; json: nodes and edges (schemas/forest.schema.json); "
+    "svg: Graphviz's dot renders it.",
+    STDOUT_HINT,
+)
+@with_view_options
+@lock_file_option
+@model_metadata_option
+@search_path_option
+@with_report_options
+@guard
+def graph(
+    paths: tuple[str, ...],
+    namespace: str,
+    output: str,
+    runtime: str | None,
+    isvc: str | None,
+    collapse_isvcs: bool,
+    lock_file: str | None,
+    model_metadata: str | None,
+    search_path: tuple[str, ...],
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+) -> None:
+    """Draw the inheritance forest: Mermaid, DOT, JSON or SVG.
+
+    Grouped by namespace; broken links and disabled profiles styled apart.
+    Edges run from a runtime to each runtime that inherits from it and to each InferenceService that
+    uses it. Exit 1 when any chain is broken; 2 for -o svg without Graphviz.
+    """
+    if output == "svg" and shutil.which("dot") is None:
+        svg("")  # exits 2 before any work
+    shown, failed = _forest(
+        paths,
+        namespace,
+        search_path,
+        model_metadata,
+        lock_file,
+        max_file_size,
+        (report_format, report_file, max_errors, verbose),
+        (runtime, isvc, collapse_isvcs),
+    )
+    text = GRAPH_FORMATS[output](shown)
+    if output == "svg":
+        text = svg(text)
+    click.echo(text, nl=False)
+    if failed:
+        sys.exit(EXIT_FINDINGS)
+
+
+COMMANDS = (tree, graph)

@@ -1,0 +1,70 @@
+"""The forest as a terminal tree, the way ``tree`` and ``kubectl tree`` draw one.
+
+Colour is an argument (the CLI decides it from the terminal and ``NO_COLOR``); without it the
+output is plain text, the same bytes whatever the input order.
+"""
+
+from __future__ import annotations
+
+from omerender.forest.model import COUNT, MISSING, Forest, Node
+from omerender.resolve.inherit import RESOLVED
+
+RESET = "\033[0m"
+STYLE = {"kind": "\033[2m", "broken": "\033[1;31m", "profile": "\033[36m", "marker": "\033[33m", "drifted": "\033[35m"}
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"{STYLE[style]}{text}{RESET}" if color else text
+
+
+def _safe(text: str) -> str:
+    """Names come from untrusted files: control characters (escape sequences) are shown escaped."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _marker_style(marker: str, node: Node) -> str:
+    if marker == node.reason or marker.endswith(("ParentNotFound", "NotFound")) or marker.startswith("inherits from"):
+        return "broken"
+    if marker in ("profile", "disabled"):
+        return "profile"
+    return "drifted" if "drifted" in marker else "marker"
+
+
+def line(node: Node, color: bool = False) -> str:
+    """``KIND NAMESPACE/NAME  [markers]`` for one node."""
+    if node.kind == MISSING:
+        head = f"{_paint('(not found)', 'broken', color)} {_safe(node.title)}"
+    elif node.kind == COUNT:
+        head = f"{_paint(COUNT, 'kind', color)} ({node.count})"
+    else:
+        head = f"{_paint(node.kind, 'kind', color)} {_safe(node.title)}"
+    markers = list(node.markers)
+    if node.reason not in ("", RESOLVED) and node.reason not in markers:
+        markers.append(node.reason)
+    if not markers:
+        return head
+    shown = ", ".join(_paint(_safe(m), _marker_style(m, node), color) for m in markers)
+    return f"{head}  [{shown}]"
+
+
+def render(forest: Forest, color: bool = False) -> str:
+    """One line per node: roots flush left, children under them with tree branches."""
+    out: list[str] = []
+    stack: list[tuple[str, str, str]] = [(root, "", "") for root in reversed(forest.roots)]
+    seen: set[str] = set()
+    while stack:
+        current, branch, indent = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        node = forest.nodes[current]
+        out.append(branch + line(node, color))
+        children = node.children
+        for index in range(len(children) - 1, -1, -1):
+            last = index == len(children) - 1
+            stack.append(
+                (children[index], indent + ("└── " if last else "├── "), indent + ("    " if last else "│   "))
+            )
+    return "".join(f"{text}\n" for text in out)

@@ -1,0 +1,142 @@
+"""`omerender tree`: the spec's example, a missing profile, determinism, filters, colour."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from omerender.cli import forest as cli_forest
+
+DEMO_TREE = (
+    "ClusterServingRuntime sglang-profile  [profile, disabled]\n"
+    "└── ServingRuntime llama-demo/sglang-llama-3-2-3b\n"
+    "    └── InferenceService llama-demo/llama-3-2-3b-instruct\n"
+)
+
+
+def test_worked_example_profile_then_child_then_isvc(run_cli, demo):
+    done = run_cli("tree", str(demo))
+    assert done.exit_code == 0, done
+    assert done.stdout == DEMO_TREE
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("ClusterServingRuntime sglang-profile")
+    assert lines[1].index("sglang-llama-3-2-3b") > lines[0].index("sglang-profile")
+    assert lines[2].index("llama-3-2-3b-instruct") > lines[1].index("sglang-llama-3-2-3b")
+
+
+def test_missing_profile_exits_1_with_parent_not_found(run_cli, demo):
+    (demo / "profile.yaml").unlink()
+    done = run_cli("tree", str(demo))
+    assert done.exit_code == 1, done
+    first, second, _ = done.stdout.splitlines()
+    assert first == "(not found) llama-demo/sglang-profile  [ParentNotFound]"
+    assert second == "└── ServingRuntime llama-demo/sglang-llama-3-2-3b  [ParentNotFound]"
+    assert 'inherit-from parent "sglang-profile" not found' in done.stderr
+
+
+def test_same_bytes_whatever_the_file_layout(run_cli, demo, broken, tmp_path):
+    docs = []
+    for folder in (demo, broken):
+        for path in sorted(folder.glob("*.yaml")):
+            docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
+    docs = [d for i, d in enumerate(docs) if d not in docs[:i]]  # the model is in both folders
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "all.yaml").write_text(yaml.safe_dump_all(list(reversed(docs))))
+    many = tmp_path / "many" / "nested"
+    many.mkdir(parents=True)
+    for i, doc in enumerate(docs):
+        (many / f"{len(docs) - i:03d}-x.yaml").write_text(yaml.safe_dump(doc))
+    for command in (["tree"], ["graph", "-o", "mermaid"], ["graph", "-o", "dot"], ["graph", "-o", "json"]):
+        a, b = run_cli(*command, str(one)), run_cli(*command, str(tmp_path / "many"))
+        assert a.exit_code == b.exit_code == 1
+        assert a.stdout == b.stdout and a.stdout, command
+
+
+def test_runtime_subtree_and_isvc_chain(run_cli, broken):
+    done = run_cli("tree", str(broken), "--runtime", "loop-a")
+    assert done.stdout.splitlines()[0].startswith("ClusterServingRuntime loop-a")
+    assert "depth-1" not in done.stdout and "team-a/on-a-loop" in done.stdout
+    done = run_cli("tree", str(broken), "--runtime", "team-a/tail")
+    assert done.stdout == "ServingRuntime team-a/tail  [InheritanceCycle]\n└── InferenceService team-a/on-a-loop\n"
+    done = run_cli("tree", str(broken), "--isvc", "too-deep", "-n", "team-b")
+    lines = done.stdout.splitlines()
+    assert [line.split()[-1] if "[" not in line else line.split("  [")[0].split()[-1] for line in lines] == [
+        *(f"depth-{i}" for i in range(1, 8)),
+        "team-b/too-deep",
+    ]
+    assert "plain-auto" not in done.stdout
+
+
+def test_unknown_filter_is_a_usage_error(run_cli, demo):
+    assert run_cli("tree", str(demo), "--runtime", "nope").exit_code == 2
+    assert run_cli("tree", str(demo), "--isvc", "nope").exit_code == 2
+    assert run_cli("tree", str(demo), "--isvc", "a", "--runtime", "b").exit_code == 2
+
+
+def test_collapse_isvcs_counts_per_runtime(run_cli, broken):
+    done = run_cli("tree", str(broken), "--collapse-isvcs")
+    assert "InferenceService " not in done.stdout
+    assert "└── InferenceServices (1)  [1 auto-selected]" in done.stdout
+
+
+def test_colour_only_when_asked_and_never_with_no_color(run_cli, demo, monkeypatch):
+    plain = run_cli("tree", str(demo)).stdout
+    assert "\033[" not in plain
+    coloured = run_cli("tree", str(demo), "--color", "always").stdout
+    assert "\033[" in coloured and coloured != plain
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert cli_forest.use_color("auto") is True
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert cli_forest.use_color("auto") is False
+    assert cli_forest.use_color("never") is False
+
+
+def test_no_color_env_on_a_real_terminal_is_honoured(demo):
+    """Through a pseudo-terminal: colour by default, none with NO_COLOR."""
+    pty = pytest.importorskip("pty")
+    base = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+
+    def through_pty(env: dict[str, str]) -> bytes:
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "omerender", "tree", str(demo)], stdout=slave, stderr=subprocess.DEVNULL, env=env
+        )
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        proc.wait()
+        os.close(master)
+        return b"".join(chunks)
+
+    assert b"\033[" in through_pty(base)
+    assert b"\033[" not in through_pty({**base, "NO_COLOR": "1"})
+
+
+def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
+    docs = [
+        {
+            "apiVersion": "ome.io/v1beta1",
+            "kind": "ClusterServingRuntime",
+            "metadata": {"name": f"r{i}", **({"annotations": {"ome.io/inherit-from": f"r{i - 1}"}} if i else {})},
+            "spec": {"disabled": False},
+        }
+        for i in range(3000)
+    ]
+    (tmp_path / "chain.yaml").write_text(yaml.safe_dump_all(docs))
+    done = run_cli("tree", str(tmp_path))
+    assert done.exit_code == 1
+    assert len(done.stdout.splitlines()) == 3000
+    assert done.stdout.splitlines()[-1].endswith("r2999  [MaxDepthExceeded]")
