@@ -21,11 +21,11 @@ MAX_DEPTH = 200  # deeper documents go to PyYAML (its emitter recurses too, but 
 MAX_SCALAR = 1 << 20  # characters; PyYAML's width (2**30) never folds below this
 
 
-class _Dumper(yaml.CSafeDumper):  # type: ignore[misc,name-defined]
+class _Dumper(yaml.CSafeDumper):
     pass
 
 
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+def _represent_str(dumper: _Dumper, data: str) -> yaml.Node:
     if "\n" in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
@@ -35,7 +35,7 @@ _Dumper.add_representer(str, _represent_str)
 
 
 def _pyyaml(objects: list[Any]) -> str:
-    return yaml.dump_all(  # type: ignore[no-any-return]
+    return yaml.dump_all(
         objects,
         Dumper=_Dumper,
         default_flow_style=False,
@@ -138,7 +138,7 @@ class Writer:
 
     def _value(self, value: Any, indent: int) -> str:
         found = self._values[_ident(value)]
-        if type(found) is str:
+        if isinstance(found, str):
             return found
         head, lines = found
         pad = " " * indent
