@@ -61,11 +61,6 @@ _SCALARS = (str, int, float, bool, type(None))
 _Block = tuple[str, tuple[str, ...]]  # a literal block: header ("|-", "|2+") and its lines, unindented
 
 
-def _ident(value: Any) -> Any:
-    """A memo key telling apart what compares equal but prints differently (1, 1.0, True; 0.0, -0.0)."""
-    return value if type(value) is str else (type(value), repr(value))
-
-
 def _items(text: str) -> list[str]:
     """The items of a top-level block sequence as PyYAML wrote it, each without its ``- ``."""
     if text.endswith("\n...\n"):
@@ -74,54 +69,38 @@ def _items(text: str) -> list[str]:
     return [chunk + "\n" for chunk in chunks[1:-1]] + [chunks[-1]]
 
 
-class Writer:
-    """Writes documents; keeps the formatted scalars of every document it wrote (one writer per output)."""
+class _Pending:
+    """A scalar or key met for the first time, in a document's pieces until its batch is formatted."""
 
-    def __init__(self) -> None:
+    __slots__ = ("ident", "indent", "key")
+
+    def __init__(self, ident: Any, indent: int, key: bool) -> None:
+        self.ident, self.indent, self.key = ident, indent, key
+
+
+_Piece = str | _Pending
+
+
+class Writer:
+    """Writes documents; keeps the formatted scalars of every document it wrote (one writer per output).
+
+    Documents are written in chunks of ``chunk`` documents: each in one pass, a scalar or key not yet
+    known leaving a ``_Pending`` piece; then the chunk's new scalars and keys are formatted by PyYAML
+    in one call each, the pieces filled in, and the chunk's text handed out.
+    """
+
+    def __init__(self, chunk: int = 512) -> None:
+        self.chunk = chunk
         self._values: dict[Any, str | _Block] = {}
         self._keys: dict[Any, str | None] = {}  # None: PyYAML writes this key as a complex key
+        self._new_values: dict[Any, Any] = {}
+        self._new_keys: dict[Any, Any] = {}
+        self._seen: set[int] = set()
+        self._pending = 0  # _Pending pieces made so far
 
-    def _collect(self, value: Any, depth: int, seen: set[int], values: dict[Any, Any], keys: dict[Any, Any]) -> None:
-        if depth > MAX_DEPTH:
-            raise _Unsupported
-        kind = type(value)
-        if kind is dict:
-            if id(value) in seen:
-                raise _Unsupported
-            seen.add(id(value))
-            for key, item in value.items():
-                if type(key) not in _SCALARS:
-                    raise _Unsupported
-                ident = _ident(key)
-                if ident not in self._keys:
-                    keys[ident] = key
-                if type(item) in _SCALARS:
-                    self._scalar(item, values)
-                else:
-                    self._collect(item, depth + 1, seen, values, keys)
-        elif kind is list:
-            if id(value) in seen:
-                raise _Unsupported
-            seen.add(id(value))
-            for item in value:
-                if type(item) in _SCALARS:
-                    self._scalar(item, values)
-                else:
-                    self._collect(item, depth + 1, seen, values, keys)
-        elif kind in _SCALARS:
-            raise _Unsupported  # a scalar document: PyYAML marks its end in ways not worth copying
-        else:
-            raise _Unsupported
-
-    def _scalar(self, value: Any, values: dict[Any, Any]) -> None:
-        if type(value) is str and len(value) > MAX_SCALAR:
-            raise _Unsupported
-        ident = _ident(value)
-        if ident not in self._values:
-            values[ident] = value
-
-    def _learn(self, values: dict[Any, Any], keys: dict[Any, Any]) -> None:
+    def _learn(self) -> None:
         """Format every new scalar and key with PyYAML, in one call each."""
+        values, keys = self._new_values, self._new_keys
         if values:
             for ident, text in zip(values, _items(_pyyaml([list(values.values())])), strict=True):
                 head, _, rest = text.partition("\n")
@@ -135,103 +114,171 @@ class Writer:
             for ident, text in zip(keys, samples, strict=True):
                 plain = text.endswith(": 0\n") and text.count("\n") == 1 and not text.startswith("? ")
                 self._keys[ident] = text[:-4] if plain else None
+        self._new_values, self._new_keys = {}, {}
 
-    def _value(self, value: Any, indent: int) -> str:
-        found = self._values[_ident(value)]
-        if isinstance(found, str):
-            return found
+    def _block_text(self, found: _Block, indent: int) -> str:
         head, lines = found
         pad = " " * indent
         return head + "".join(f"\n{pad}{line}" if line else "\n" for line in lines)
 
-    def _key(self, key: Any) -> str:
-        found = self._keys[_ident(key)]
-        if found is None:
+    def _value(self, value: Any, indent: int) -> _Piece:
+        kind = type(value)
+        if kind is str:
+            if len(value) > MAX_SCALAR:
+                raise _Unsupported
+            ident: Any = value
+        elif kind in _SCALARS:
+            ident = (kind, repr(value))
+        else:
             raise _Unsupported
-        return found
+        found = self._values.get(ident)
+        if found is None:
+            self._new_values[ident] = value
+            self._pending += 1
+            return _Pending(ident, indent, False)
+        if type(found) is str:
+            return found
+        return self._block_text(found, indent)  # type: ignore[arg-type]
 
-    def _mapping(self, out: list[str], mapping: dict[Any, Any], indent: int, inline: bool) -> None:
+    def _key(self, key: Any) -> _Piece:
+        kind = type(key)
+        if kind is str:
+            ident: Any = key
+        elif kind in _SCALARS:
+            ident = (kind, repr(key))
+        else:
+            raise _Unsupported
+        found = self._keys.get(ident)
+        if found is not None:
+            return found
+        if ident in self._keys:
+            raise _Unsupported
+        self._new_keys[ident] = key
+        self._pending += 1
+        return _Pending(ident, 0, True)
+
+    def _enter(self, container: Any, depth: int) -> None:
+        if depth > MAX_DEPTH or id(container) in self._seen:
+            raise _Unsupported  # too deep, or shared: PyYAML writes an anchor and aliases
+        self._seen.add(id(container))
+
+    def _mapping(self, out: list[_Piece], mapping: dict[Any, Any], indent: int, inline: bool, depth: int) -> None:
+        self._enter(mapping, depth)
         pad = " " * indent
         try:
             items = sorted(mapping.items())
         except TypeError:
             raise _Unsupported from None
+        keys, values = self._keys, self._values
         for key, value in items:
             start = "" if inline else pad
             inline = False
-            name = self._key(key)
+            name: _Piece | None = keys.get(key) if type(key) is str else None  # inline: a known text key
+            if name is None:
+                name = self._key(key)
             kind = type(value)
-            if kind is dict:
+            if kind is dict or kind is list:
                 if value:
-                    out.append(f"{start}{name}:\n")
-                    self._mapping(out, value, indent + 2, False)
+                    head = ":\n"
                 else:
-                    out.append(f"{start}{name}: {{}}\n")
-            elif kind is list:
-                if value:
-                    out.append(f"{start}{name}:\n")
-                    self._sequence(out, value, indent, False)
+                    head = ": {}\n" if kind is dict else ": []\n"
+                if type(name) is str:
+                    out.append(f"{start}{name}{head}")
                 else:
-                    out.append(f"{start}{name}: []\n")
+                    out += (start, name, head)
+                if not value:
+                    self._enter(value, depth + 1)
+                elif kind is dict:
+                    self._mapping(out, value, indent + 2, False, depth + 1)
+                else:
+                    self._sequence(out, value, indent, False, depth + 1)
             else:
-                out.append(f"{start}{name}: {self._value(value, indent + 2)}\n")
+                known = values.get(value) if kind is str else None
+                text = known if type(known) is str else self._value(value, indent + 2)
+                if type(name) is str and type(text) is str:
+                    out.append(f"{start}{name}: {text}\n")
+                else:
+                    out += (start, name, ": ", text, "\n")
 
-    def _sequence(self, out: list[str], sequence: list[Any], indent: int, inline: bool) -> None:
-        pad = " " * indent
+    def _sequence(self, out: list[_Piece], sequence: list[Any], indent: int, inline: bool, depth: int) -> None:
+        self._enter(sequence, depth)
+        pad = " " * indent + "- "
         for item in sequence:
-            start = "- " if inline else pad + "- "
+            start = "- " if inline else pad
             inline = False
             kind = type(item)
             if kind is dict:
                 if item:
                     out.append(start)
-                    self._mapping(out, item, indent + 2, True)
+                    self._mapping(out, item, indent + 2, True, depth + 1)
                 else:
+                    self._enter(item, depth + 1)
                     out.append(start + "{}\n")
             elif kind is list:
                 if item:
                     out.append(start)
-                    self._sequence(out, item, indent + 2, True)
+                    self._sequence(out, item, indent + 2, True, depth + 1)
                 else:
+                    self._enter(item, depth + 1)
                     out.append(start + "[]\n")
             else:
-                out.append(f"{start}{self._value(item, indent + 2)}\n")
+                text = self._value(item, indent + 2)
+                if type(text) is str:
+                    out.append(f"{start}{text}\n")
+                else:
+                    out += (start, text, "\n")
 
-    def documents(self, objects: list[Any]) -> Iterator[str]:
-        """The stream's text in pieces, one per object in order: ``"".join`` them for the whole stream."""
-        supported: list[bool] = []
-        values: dict[Any, Any] = {}
-        keys: dict[Any, Any] = {}
-        for obj in objects:
-            try:
-                self._collect(obj, 0, set(), values, keys)
-                supported.append(bool(obj))  # an empty root is a flow "{}", written on the "---" line
-            except _Unsupported:
-                supported.append(False)
-        try:
-            self._learn(values, keys)
-        except ValueError:  # PyYAML wrote the batch in a shape not foreseen: let it write everything
-            supported = [False] * len(objects)
-        for index, (obj, fast) in enumerate(zip(objects, supported, strict=True)):
-            text = self._block(obj) if fast else None
-            if text is not None:
-                yield text if index == 0 else "---\n" + text
-            elif index == 0:
-                yield pyyaml_stream([obj])
-            else:  # how PyYAML starts a document after another: "---" alone, or "--- {}", "--- &id001"
-                yield pyyaml_stream([{"a": 0}, obj]).removeprefix("a: 0\n")
-
-    def _block(self, obj: Any) -> str | None:
-        """A non-empty dict or list as a block document, or None when PyYAML must write it."""
-        out: list[str] = []
+    def _pieces(self, obj: Any) -> list[_Piece] | str | None:
+        """A non-empty dict or list as a block document's text (or pieces, some pending), or None for PyYAML."""
+        if not obj or type(obj) not in (dict, list):
+            return None  # an empty root is a flow "{}" written on the "---" line; a scalar root is PyYAML's
+        out: list[_Piece] = []
+        self._seen = set()
+        pending = self._pending
         try:
             if type(obj) is dict:
-                self._mapping(out, obj, 0, False)
+                self._mapping(out, obj, 0, False, 0)
             else:
-                self._sequence(out, obj, 0, False)
-        except (_Unsupported, KeyError):
+                self._sequence(out, obj, 0, False, 0)
+        except (_Unsupported, RecursionError):
             return None
-        return "".join(out)
+        finally:
+            self._seen = set()
+        return out if self._pending != pending else "".join(out)  # type: ignore[arg-type]
+
+    def _fill(self, pieces: list[_Piece]) -> str | None:
+        filled: list[str] = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                filled.append(piece)
+            elif piece.key:
+                name = self._keys[piece.ident]
+                if name is None:
+                    return None
+                filled.append(name)
+            else:
+                found = self._values[piece.ident]
+                filled.append(found if isinstance(found, str) else self._block_text(found, piece.indent))
+        return "".join(filled)
+
+    def documents(self, objects: list[Any]) -> Iterator[str]:
+        """The stream's text in pieces, in order: ``"".join`` them for the whole stream."""
+        for start in range(0, len(objects), self.chunk):
+            chunk = objects[start : start + self.chunk]
+            written = [self._pieces(obj) for obj in chunk]
+            try:
+                self._learn()
+            except ValueError:  # PyYAML wrote the batch in a shape not foreseen: let it write the chunk
+                self._new_values, self._new_keys = {}, {}
+                written = [None] * len(chunk)
+            for index, (obj, pieces) in enumerate(zip(chunk, written, strict=True), start):
+                text = pieces if pieces is None or isinstance(pieces, str) else self._fill(pieces)
+                if text is not None:
+                    yield text if index == 0 else "---\n" + text
+                elif index == 0:
+                    yield pyyaml_stream([obj])
+                else:  # how PyYAML starts a document after another: "---" alone, or "--- {}", "--- &id001"
+                    yield pyyaml_stream([{"a": 0}, obj]).removeprefix("a: 0\n")
 
 
 def dump_stream(objects: list[Any]) -> str:

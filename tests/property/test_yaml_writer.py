@@ -47,7 +47,9 @@ document = st.one_of(st.dictionaries(key, _tree(scalar), max_size=5), st.lists(_
 
 
 def _same(objects: list[Any]) -> None:
-    assert dump_stream(objects) == pyyaml_stream(objects)
+    expected = pyyaml_stream(objects)
+    assert dump_stream(objects) == expected
+    assert "".join(Writer(chunk=2).documents(objects)) == expected  # scalars learnt in one chunk, used in the next
 
 
 @settings(max_examples=400, deadline=None)
