@@ -43,6 +43,16 @@ class BuildResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
 
+    memo: dict[tuple[str, int, int], tuple[object, object, Any]] = field(default_factory=dict, repr=False)
+
+    def once(self, what: str, a: object, b: object, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per (``what``, ``a``, ``b``) by identity; per runtime work, not per InferenceService."""
+        key = (what, id(a), id(b))
+        found = self.memo.get(key)
+        if found is None or found[0] is not a or found[1] is not b:  # the references kept make ids unique
+            found = self.memo[key] = (a, b, make())
+        return found[2]
+
     @property
     def failed(self) -> bool:
         return any(d.severity == ERROR for d in self.diagnostics)
@@ -89,7 +99,8 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
         return None
     assert chain.spec is not None
-    spec = matcher.apply_format_defaults(chain.spec)
+    merged: dict[str, Any] = chain.spec
+    spec = result.once("format-defaults", chain, None, lambda: matcher.apply_format_defaults(merged))
     fmt = model.spec.get("modelFormat")
     if not isinstance(fmt, dict) or not fmt.get("name"):
         result.diagnostics.append(
@@ -103,8 +114,13 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
             )
         )
     else:
-        reason = matcher.validate_named_runtime(
-            name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec)
+        reason = result.once(
+            f"named-runtime {name}",
+            chain,
+            model,
+            lambda: matcher.validate_named_runtime(
+                name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec)
+            ),
         )
         if reason is not None:
             message = f"Runtime {name} does not support model {model_name}: {reason}"
@@ -208,7 +224,8 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         return []
     runtime, chain = found
     assert chain.spec is not None
-    spec = admission.runtime_defaults(chain.spec)
+    merged: dict[str, Any] = chain.spec
+    spec = result.once("crd-defaults", chain, None, lambda: admission.runtime_defaults(merged))  # read only
     result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime, chain.runtimes))
     if body["spec"].get("engine") is None:
         result.diagnostics.append(
