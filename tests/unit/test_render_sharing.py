@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from omerender.output.emit import under
 from omerender.render.placeholders import PlaceholderProblem, fill
 
-META = {"name": "svc", "namespace": "ns", "labels": {"team": "a"}, "annotations": {}}
+META: dict[str, Any] = {"name": "svc", "namespace": "ns", "labels": {"team": "a"}, "annotations": {}}
 
 
 def test_fill_shares_what_holds_no_placeholder() -> None:
