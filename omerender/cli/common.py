@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -36,6 +37,15 @@ def guard(fn: F) -> F:
             sys.exit(EXIT_INTERNAL)
 
     return wrapper  # type: ignore[return-value]
+
+
+def validator_cache_dir() -> str | None:
+    """Where compiled schema validators are kept: $OMERENDER_CACHE_DIR (empty: nowhere), else the user cache."""
+    given = os.environ.get("OMERENDER_CACHE_DIR")
+    if given is not None:
+        return given or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "omerender", "validators")
 
 
 def stdin() -> bytes:
