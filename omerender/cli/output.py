@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -77,15 +77,37 @@ def _fail_if_empty(selection: Selection, result: BuildResult, options: OutputOpt
     sys.exit(EXIT_FINDINGS)
 
 
+CHUNK_CHARS = 1 << 20
+
+
+def write_stream(objects: list[Any]) -> None:
+    """The objects as one YAML stream on stdout, written in chunks as the documents are produced.
+
+    Called only once every check has passed, so nothing is written for a build that fails.
+    """
+    from omerender.load.yamlwrite import Writer
+
+    pending: list[str] = []
+    size = 0
+    for text in Writer().documents(objects):
+        pending.append(text)
+        size += len(text)
+        if size >= CHUNK_CHARS:
+            click.echo("".join(pending), nl=False)
+            pending, size = [], 0
+    if pending:
+        click.echo("".join(pending), nl=False)
+
+
 def finish(selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions) -> None:
     """Print or write the selection, or compare it with ``output_dir``; exits 1 on a difference."""
-    from omerender.load.yamlio import dump_one, dump_stream
+    from omerender.load.yamlio import dump_one
     from omerender.output.emit import kustomization, output_path
 
     _fail_if_empty(selection, result, options)
     if not output_dir:
         if not options.check:
-            click.echo(dump_stream(selection.objects), nl=False)
+            write_stream(selection.objects)
         return
     files = {output_path(body, source.namespace if source else ""): dump_one(body) for source, body in selection.pairs}
     if options.kustomization:
