@@ -31,10 +31,11 @@ class Diagnostic:
 
     def text(self) -> str:
         """One line, whatever the message holds: control characters are escaped."""
-        return f"{_one_line(self.path)}:{self.line}:{self.col}: {self.severity}: {_one_line(self.message)}"
+        return f"{one_line(self.path)}:{self.line}:{self.col}: {self.severity}: {one_line(self.message)}"
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """``text`` with control characters escaped, so it prints as one line."""
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
@@ -51,6 +52,22 @@ def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity == ERROR for d in diagnostics)
+
+
+def field_path(keys: tuple[object, ...]) -> str:
+    """``('spec', 'containers', 0, 'name')`` -> ``spec.containers[0].name``, as Kubernetes prints a field.
+
+    The one formatter for field paths in messages; reports carry ``json_path`` beside it.
+    """
+    out = ""
+    for key in keys:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif isinstance(key, str) and key.isidentifier():
+            out += f".{key}" if out else key
+        else:
+            out += f"[{key}]"
+    return out
 
 
 def json_path(keys: tuple[object, ...]) -> str:

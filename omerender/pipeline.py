@@ -8,17 +8,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import codes, ome
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
-from omerender.load.reader import LoadOptions, Obj, load
+from omerender.load.obj import Obj
+from omerender.load.reader import LoadOptions, load
+from omerender.ome import INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
 from omerender.render import components, modes
 from omerender.render import pod as render
-from omerender.resolve.index import SR, Universe, index
-from omerender.resolve.inherit import INHERIT_FROM, Chain, resolve_all
-from omerender.selection import matcher
+from omerender.resolve.index import Universe, index, runtime_key
+from omerender.resolve.inherit import Chain, resolve_all
+from omerender.selection import matching, scoring
+from omerender.selection.notes import selection_notes
 from omerender.verify import kube_schema as kube_validate
-from omerender.verify import quirks, rejections
+from omerender.verify import lints, rejections
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -38,7 +43,7 @@ class BuildOptions:
 @dataclass
 class BuildResult:
     universe: Universe
-    chains: dict[int, Chain]
+    chains: dict[str, Chain]
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
@@ -68,7 +73,7 @@ def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
 def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:
     ref = body["spec"].get("model")
     if not isinstance(ref, dict) or not ref.get("name"):
-        return None, isvc.diag(ERROR, "model reference is required", "spec", code="RuntimeFetchError")
+        return None, isvc.diag(ERROR, "model reference is required", "spec", code=codes.RUNTIME_FETCH_ERROR)
     name = str(ref["name"])
     model = universe.model_named(name, isvc.namespace)
     if model is None:
@@ -76,10 +81,10 @@ def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
             f"referenced model {name!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in this "
             "namespace or a ClusterBaseModel exists cluster-wide with this name"
         )
-        return None, isvc.diag(ERROR, message, "spec", "model", "name", code="ModelReconcileError")
+        return None, isvc.diag(ERROR, message, "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR)
     if model.spec.get("disabled") is True:
         return None, isvc.diag(
-            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code="ModelReconcileError"
+            ERROR, f"specified base model {name} is disabled", "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR
         )
     return model, None
 
@@ -91,16 +96,16 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
     model_name = model.name
     if runtime is None:
         message = f"Runtime {name} does not support model {model_name}: runtime {name} not found in namespace {isvc.namespace} or at cluster scope"
-        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
-    chain = result.chains[id(runtime)]
+    chain = result.chains[runtime_key(runtime)]
     if not chain.ok:
         message = f"Runtime {name} does not support model {model_name}: {chain.message}"
-        result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+        result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
     assert chain.spec is not None
     merged: dict[str, Any] = chain.spec
-    spec = result.once("format-defaults", chain, None, lambda: matcher.apply_format_defaults(merged))
+    spec = result.once("format-defaults", chain, None, lambda: matching.apply_format_defaults(merged))
     fmt = model.spec.get("modelFormat")
     if not isinstance(fmt, dict) or not fmt.get("name"):
         result.diagnostics.append(
@@ -110,7 +115,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
                 "(in a cluster the model agent fills it in); add spec.modelFormat {name, version}, spec.modelFramework, "
                 "spec.modelArchitecture and spec.modelParameterSize, or supply them with --model-metadata",
                 "spec",
-                code="model-metadata-missing",
+                code=codes.MODEL_METADATA_MISSING,
             )
         )
     else:
@@ -118,29 +123,29 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
             f"named-runtime {name}",
             chain,
             model,
-            lambda: matcher.validate_named_runtime(
-                name, spec, runtime.kind == SR, matcher.apply_format_defaults(model.spec)
+            lambda: matching.validate_named_runtime(
+                name, spec, runtime.kind == SR, matching.apply_format_defaults(model.spec)
             ),
         )
         if reason is not None:
             message = f"Runtime {name} does not support model {model_name}: {reason}"
-            result.diagnostics.append(isvc.diag(ERROR, message, *where, code="RuntimeValidationError"))
+            result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
             return None
     return runtime, chain
 
 
 def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, Chain] | None:
     universe = result.universe
-    candidates = [matcher.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
+    candidates = [scoring.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
     candidates += [
-        matcher.Candidate(o.name, False, o.spec)
+        scoring.Candidate(o.name, False, o.spec)
         for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)
     ]
-    selection = matcher.select_runtime(candidates, matcher.apply_format_defaults(model.spec), isvc.namespace)
+    selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"
-        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code="RuntimeSelectionError"))
-        result.diagnostics.extend(quirks.selection_notes(isvc, selection))
+        result.diagnostics.append(isvc.diag(ERROR, message, "spec", code=codes.RUNTIME_SELECTION_ERROR))
+        result.diagnostics.extend(selection_notes(isvc, selection))
         return None
     chosen = selection.chosen
     runtime = (
@@ -153,10 +158,10 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
             INFO,
             f"no runtime named; OME selects {runtime.kind} {chosen.name} (score {chosen.score:g}, {len(selection.ranked)} compatible)",
             "spec",
-            code="runtime-selected",
+            code=codes.RUNTIME_SELECTED,
         )
     )
-    result.diagnostics.extend(quirks.selection_notes(isvc, selection))
+    result.diagnostics.extend(selection_notes(isvc, selection))
     if selection.tie:
         runner_up = selection.ranked[1]
         result.diagnostics.append(
@@ -164,7 +169,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
                 WARNING,
                 f"runtime selection is a tie between {chosen.name} and {runner_up.name} decided only by namespace or name order; name the runtime in spec.runtime.name",
                 "spec",
-                code="selection-tie",
+                code=codes.SELECTION_TIE,
             )
         )
     if INHERIT_FROM in runtime.annotations:
@@ -174,11 +179,11 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
                 f"OME selected {chosen.name}, which inherits from {runtime.annotations[INHERIT_FROM]}; a selected runtime is "
                 "rendered from its own spec without inheritance, so name the runtime in spec.runtime.name instead",
                 "spec",
-                code="selected-runtime-inherits",
+                code=codes.SELECTED_RUNTIME_INHERITS,
             )
         )
         return runtime, Chain(runtime, (runtime,), "Resolved", "", runtime.spec)
-    return runtime, result.chains[id(runtime)]
+    return runtime, result.chains[runtime_key(runtime)]
 
 
 def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
@@ -192,7 +197,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if model is None:
         result.diagnostics.append(problem)  # type: ignore[arg-type]
         if result.lifecycle is not None:
-            result.lifecycle.without_model(result, isvc, body)
+            result.diagnostics.extend(result.lifecycle.without_model(result.universe, result.chains, isvc, body))
         return []
     ref = body["spec"].get("runtime")
     mark = len(result.diagnostics)
@@ -203,8 +208,8 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 "ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready",
                 "metadata",
                 "annotations",
-                modes.DEPLOYMENT_MODE,
-                code="virtual-deployment",
+                ome.DEPLOYMENT_MODE,
+                code=codes.VIRTUAL_DEPLOYMENT,
             )
         )
         return []
@@ -213,13 +218,19 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             found = _named_runtime(result, isvc, model, str(ref["name"]))
         else:
             found = _selected_runtime(result, isvc, model)
-    except matcher.OMEPanic as exc:
+    except matching.OMEPanic as exc:
         result.diagnostics.append(
-            isvc.diag(ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code="ome-panic")
+            isvc.diag(
+                ERROR, f"OME's runtime matcher would crash the controller here: {exc}", "spec", code=codes.OME_PANIC
+            )
         )
         return []
     if result.lifecycle is not None:
-        found = result.lifecycle.settle(result, isvc, body, found, mark)
+        lookup = result.diagnostics[mark:]
+        del result.diagnostics[mark:]
+        settled = result.lifecycle.settle(result.universe, result.chains, isvc, body, found, lookup)
+        found = settled.found
+        result.diagnostics.extend(settled.diagnostics)
     if found is None:
         return []
     runtime, chain = found
@@ -233,7 +244,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
                 ERROR,
                 "engine component is required (write engine: {} to take the runtime's engineConfig)",
                 "spec",
-                code="DeploymentModeError",
+                code=codes.DEPLOYMENT_MODE_ERROR,
             )
         )
         return []
@@ -280,7 +291,7 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
     result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)
-    result.diagnostics.extend(quirks.runtime_lints(universe, chains))
+    result.diagnostics.extend(lints.runtime_lints(universe, chains))
     return result
 
 

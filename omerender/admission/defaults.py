@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omerender import codes
+from omerender.data import copy
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
-from omerender.resolve.merge import copy
+from omerender.load.obj import Obj
+from omerender.ome import DEPLOYMENT_MODE, REPLICA_DEFAULTS
 
-DEPLOYMENT_MODE = "ome.io/deploymentMode"
 ISVC_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-REPLICA_DEFAULTS = {"engine": (1, 3), "decoder": (1, 3), "router": (1, 2)}
 _CONTAINER_LISTS = ("containers", "initContainers")
 
 
@@ -36,7 +36,7 @@ def _default_pod_ports(pod: Any) -> None:
 
 def runtime_defaults(spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of a runtime spec with the CRD's structural defaults (``protocol: TCP`` on ports)."""
-    out = copy(spec)
+    out: dict[str, Any] = copy(spec)
     for field in ("engineConfig", "decoderConfig", "routerConfig"):
         _default_pod_ports(out.get(field))
     for container in out.get("containers") or []:
@@ -98,14 +98,18 @@ def isvc_validation(isvc: Obj) -> list[Diagnostic]:
                 f"invalid InferenceService name {isvc.name!r}, must match {ISVC_NAME.pattern!r}",
                 "metadata",
                 "name",
-                code="invalid-name",
+                code=codes.INVALID_NAME,
             )
         )
     spec = isvc.spec
     if spec.get("decoder") is not None and spec.get("engine") is None:
         problems.append(
             isvc.diag(
-                ERROR, "decoder cannot be specified without engine", "spec", "decoder", code="decoder-without-engine"
+                ERROR,
+                "decoder cannot be specified without engine",
+                "spec",
+                "decoder",
+                code=codes.DECODER_WITHOUT_ENGINE,
             )
         )
     return problems
@@ -137,8 +141,8 @@ def replica_override_warnings(
             setter = next((r for r in reversed(chain) if key in (r.spec.get(f"{component}Config") or {})), None)
             if setter is not None:
                 problems.append(
-                    setter.diag(WARNING, message, "spec", f"{component}Config", key, code="replicas-overridden")
+                    setter.diag(WARNING, message, "spec", f"{component}Config", key, code=codes.REPLICAS_OVERRIDDEN)
                 )
             else:
-                problems.append(isvc.diag(WARNING, message, "spec", component, code="replicas-overridden"))
+                problems.append(isvc.diag(WARNING, message, "spec", component, code=codes.REPLICAS_OVERRIDDEN))
     return problems

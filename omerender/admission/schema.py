@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from omerender import compiled_schema
+from omerender.data import copy, drop_nulls
+from omerender.diagnostics import field_path
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -165,30 +167,8 @@ def _passes(kind: str, instance: Any) -> bool:
 def _validator(kind: str) -> Any:
     from jsonschema import Draft202012Validator, validators
 
-    extended = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})
+    extended = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})  # type: ignore[no-untyped-call]
     return extended(_schema(kind), format_checker=None)
-
-
-def _drop_nulls(value: Any) -> Any:
-    """The API server prunes null fields of non-nullable schemas (no OME field is nullable)."""
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
-    return value
-
-
-def dotted(path: tuple[PathKey, ...]) -> str:
-    """``('spec', 'containers', 0, 'name')`` -> ``spec.containers[0].name``, as Kubernetes prints it."""
-    out = ""
-    for key in path:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        elif key.isidentifier():
-            out += f".{key}" if out else key
-        else:
-            out += f"[{key}]"
-    return out
 
 
 _short = reprlib.Repr()
@@ -212,11 +192,11 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
     """Issues of one error, each with the keyword that failed."""
     if error.validator == "additionalProperties" and error.validator_value is False:
         known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
-        for field in error.instance:
+        for field in cast(Iterable[Any], error.instance):
             if field not in known:
                 path = (*error.absolute_path, str(field))
                 message = (
-                    f'unknown field "{dotted(path)}" (kubectl apply rejects it by default; '
+                    f'unknown field "{field_path(path)}" (kubectl apply rejects it by default; '
                     "the API server drops it when field validation is off)"
                 )
                 yield SchemaIssue(path, message, True), "additionalProperties"
@@ -228,7 +208,7 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
     path = tuple(error.absolute_path)
     message = _message(error)
     keyword = "type" if " is not of type " in message and error.validator in ("type", "anyOf", "oneOf") else ""
-    yield SchemaIssue(path, f"{dotted(path)}: {message}" if path else message, False), keyword
+    yield SchemaIssue(path, f"{field_path(path)}: {message}" if path else message, False), keyword
 
 
 def _sort_key(issue: SchemaIssue) -> tuple[tuple[tuple[int, int, str], ...], str]:
@@ -241,7 +221,7 @@ def _drop_shadowed(found: set[tuple[SchemaIssue, str]]) -> set[SchemaIssue]:
     return {i for i, keyword in found if keyword in ("type", "additionalProperties") or i.path not in typed}
 
 
-def check(obj: dict[str, Any]) -> list[SchemaIssue]:
+def check(obj: Any) -> list[SchemaIssue]:
     """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
     if not isinstance(obj, dict):
         return []
@@ -250,7 +230,8 @@ def check(obj: dict[str, Any]) -> list[SchemaIssue]:
         return []
     try:
         try:
-            instance = _drop_nulls(obj)
+            instance = copy(obj)
+            drop_nulls(instance)
         except RecursionError:  # absurdly deep input: validate it as it is
             instance = obj
         if _passes(kind, instance):

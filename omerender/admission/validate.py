@@ -20,14 +20,15 @@ from typing import Any
 
 import yaml
 
+from omerender import codes
 from omerender.admission.schema import SchemaIssue, check
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
 
-UNKNOWN_FIELD = "unknown-field"
-SCHEMA = "schema"
-INVALID_NAME = "invalid-name"
+UNKNOWN_FIELD = codes.UNKNOWN_FIELD
+SCHEMA = codes.SCHEMA
+INVALID_NAME = codes.INVALID_NAME
 ISVC = "InferenceService"  # its name rule (DNS-1035) is admission's to check
 
 SUBDOMAIN_RULE = (

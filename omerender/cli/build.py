@@ -8,7 +8,6 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
-    EXIT_FINDINGS,
     guard,
     kube_version_option,
     lock_file_option,
@@ -24,6 +23,7 @@ from omerender.cli.common import (
     with_gitops_options,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS
 
 
 @click.command()

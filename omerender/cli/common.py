@@ -11,12 +11,14 @@ from typing import Any, TypeVar
 import click
 
 from omerender import __version__
+from omerender.diagnostics import one_line
+from omerender.errors import OmerenderError
 
 DEFAULT_KUBE_VERSION = (
     "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
 )
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_INTERNAL = 0, 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -29,6 +31,9 @@ def guard(fn: F) -> F:
             return fn(*args, **kwargs)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
+        except OmerenderError as exc:
+            click.echo(f"omerender: error: {one_line(str(exc))}", err=True)
+            sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)

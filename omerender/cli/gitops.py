@@ -9,10 +9,10 @@ import click
 
 from omerender.cli.build import build
 from omerender.cli.common import (
-    EXIT_FINDINGS,
     guard,
     stdin,
 )
+from omerender.errors import EXIT_FINDINGS
 
 
 @click.command("argocd-generate")

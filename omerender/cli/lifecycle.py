@@ -9,8 +9,6 @@ from typing import Any
 import click
 
 from omerender.cli.common import (
-    EXIT_FINDINGS,
-    EXIT_USAGE,
     guard,
     lock_file_option,
     model_metadata_option,
@@ -21,6 +19,7 @@ from omerender.cli.common import (
     stdin,
     with_report_options,
 )
+from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 
 
 def _search_roots(search_path: tuple[str, ...]) -> Any:
@@ -297,6 +296,9 @@ def diff(
 
     --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
     from the working tree.
+    A --search-path is read from the working tree, also for the GIT_REF side of --against, unless it
+    lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
+    old side). InferenceServices found there are not compared.
     """
     import tempfile
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from omerender.errors import UsageError
 from omerender.output.emit import INPUTS, PASSTHROUGH, kinds_problem
 
 ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
@@ -25,7 +26,7 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off", ""}
 
 
-class SettingsError(ValueError):
+class SettingsError(UsageError):
     """A parameter or variable that cannot be used; the message names it."""
 
 

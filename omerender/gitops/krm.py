@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import ERROR, INFO, Diagnostic
+from omerender.errors import UsageError
 from omerender.load.memory import objects_from_documents
-from omerender.load.reader import LoadOptions, Obj
+from omerender.load.obj import Obj
+from omerender.load.reader import LoadOptions
 from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
 from omerender.pipeline import BuildOptions, build_objects
 
@@ -35,7 +37,7 @@ _TOOL_ANNOTATIONS = (
 )
 
 
-class KrmError(ValueError):
+class KrmError(UsageError):
     """The ResourceList or functionConfig cannot be used."""
 
 

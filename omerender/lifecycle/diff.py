@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.lifecycle.lock import isvc_key, revision_of, runtime_key
+from omerender import ome
+from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.resolve import origin
+from omerender.resolve.index import runtime_key
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
@@ -25,7 +27,7 @@ TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
 def runtime_revisions(result: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for runtime in result.universe.all_runtimes():
-        chain = result.chains[id(runtime)]
+        chain = result.chains[runtime_key(runtime)]
         out[runtime_key(runtime)] = (
             revision_of(chain.spec) if chain.ok and chain.spec is not None else f"broken ({chain.reason})"
         )
@@ -90,7 +92,7 @@ def _path_text(obj: Any, keys: list[Any]) -> str:
 def _config_path(obj: dict[str, Any], keys: list[Any], runner: Any) -> str | None:
     """Where in the component's merged config a rendered object's field comes from, if anywhere."""
     component = str(((obj.get("metadata") or {}).get("labels") or {}).get("component", ""))
-    config = origin.COMPONENT_CONFIG.get(component)
+    config = ome.CONFIG_FIELD.get(component)
     if config is None:
         return None
     if obj.get("kind") == "HorizontalPodAutoscaler" and keys in (["spec", "minReplicas"], ["spec", "maxReplicas"]):
@@ -148,7 +150,7 @@ def _changes(
 
 
 def _runner_name(tree: Any, component: str = "engine") -> Any:
-    return origin.untag(_at(tree, [origin.COMPONENT_CONFIG[component], "runner", "name"]))
+    return origin.untag(_at(tree, [ome.CONFIG_FIELD[component], "runner", "name"]))
 
 
 def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -202,7 +204,7 @@ def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset())
             )
             runner = _runner_name(
                 tree_new if name in new_set else tree_old,
-                component if component in origin.COMPONENT_CONFIG else "engine",
+                component if component in ome.CONFIG_FIELD else "engine",
             )
             objects.append(
                 {

@@ -8,9 +8,11 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from omerender.errors import UsageError
 
-class GitError(Exception):
-    pass
+
+class GitError(UsageError):
+    """A git ref or path that cannot be read (``diff --against``)."""
 
 
 def _git(cwd: str, *args: str) -> bytes:

@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
+from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
 API_VERSION = "omerender.io/v1alpha1"
@@ -45,10 +47,6 @@ SYNC_MODES = ("live", "snapshot", "revision")
 def revision_of(spec: dict[str, Any]) -> str:
     canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:10]
-
-
-def runtime_key(runtime: Obj) -> str:
-    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
 
 
 def isvc_key(isvc: Obj) -> str:
@@ -113,7 +111,7 @@ def read(path: str) -> tuple[Lock | None, str | None, list[Diagnostic]]:
     try:
         text = target.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return None, None, [Diagnostic(path, 1, 1, ERROR, f"cannot read lock file: {exc}", "lock-invalid")]
+        return None, None, [Diagnostic(path, 1, 1, ERROR, f"cannot read lock file: {exc}", codes.LOCK_INVALID)]
     lock, problems = parse(text, path)
     return lock, text, problems
 
@@ -182,7 +180,7 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
 
     def problem(message: str, *keys: str, at: tuple[int, int] | None = None) -> Diagnostic:
         line, col = at or locate(*keys)
-        return Diagnostic(path, line, col, ERROR, message, "lock-invalid", json_path(keys) if keys else "")
+        return Diagnostic(path, line, col, ERROR, message, codes.LOCK_INVALID, json_path(keys) if keys else "")
 
     try:
         data = _plain(YAML(typ="safe").load(text))
@@ -329,7 +327,8 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
         """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
 
     def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        if data and resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str":
+        tag = resolver.resolve(yaml.ScalarNode, data, (True, False))  # type: ignore[no-untyped-call]
+        if data and tag != "tag:yaml.org,2002:str":
             return rep.represent_scalar("tag:yaml.org,2002:str", data, style="'")
         return rep.represent_str(data)
 
@@ -355,8 +354,10 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
     return out.getvalue()
 
 
-def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[int, list[str]]:
-    """Per ``id()`` of each runtime the lock knows, the last chain of it that resolved."""
+def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[str, list[str]]:
+    """Per runtime key of each runtime the lock knows, the last chain of it that resolved."""
     if lock is None:
         return {}
-    return {id(r): list(lock.runtimes[runtime_key(r)].chain) for r in runtimes if runtime_key(r) in lock.runtimes}
+    return {
+        runtime_key(r): list(lock.runtimes[runtime_key(r)].chain) for r in runtimes if runtime_key(r) in lock.runtimes
+    }

@@ -20,6 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
 from omerender.lifecycle.lock import (
     LastGood,
@@ -30,17 +31,26 @@ from omerender.lifecycle.lock import (
     isvc_key,
     read,
     revision_of,
-    runtime_key,
     updated,
 )
+from omerender.load.obj import Obj
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import RESOLVED, Chain
 
 PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = (
-    "RuntimePinError",
-    "RuntimeFetchError",
-    "RuntimeValidationError",
-    "RuntimeDrifted",
+    codes.RUNTIME_PIN_ERROR,
+    codes.RUNTIME_FETCH_ERROR,
+    codes.RUNTIME_VALIDATION_ERROR,
+    codes.RUNTIME_DRIFTED,
 )
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What settle decided: the runtime and chain to render from (None: nothing renders), and why."""
+
+    found: tuple[Obj, Chain] | None
+    diagnostics: list[Diagnostic]
 
 
 @dataclass
@@ -107,7 +117,7 @@ class Lifecycle:
             return
         broken: dict[tuple[str, str, str], LastGood] = {}
         for runtime in result.universe.all_runtimes():
-            chain = result.chains[id(runtime)]
+            chain = result.chains[runtime_key(runtime)]
             last = self.lock.runtimes.get(runtime_key(runtime))
             if not chain.ok and last is not None:
                 broken[(runtime.path, chain.reason, chain.message)] = last
@@ -161,9 +171,29 @@ class Lifecycle:
         return Diagnostic(self.lock_path, line, col, ERROR, message, PIN_ERROR, json_path(keys))
 
     def settle(
-        self, result: Any, isvc: Any, body: dict[str, Any], found: tuple[Any, Chain] | None, mark: int
-    ) -> tuple[Any, Chain] | None:
-        """Decide what ``isvc`` renders from; ``result.diagnostics[mark:]`` came from looking up its runtime."""
+        self,
+        universe: Universe,
+        chains: dict[str, Chain],
+        isvc: Obj,
+        body: dict[str, Any],
+        found: tuple[Obj, Chain] | None,
+        lookup: list[Diagnostic],
+    ) -> Settled:
+        """Decide what ``isvc`` renders from. ``lookup`` holds the diagnostics of looking up its runtime;
+        the decision carries them (retagged where the pin or ``--keep-last-good`` changes their meaning)
+        followed by its own."""
+        out = list(lookup)
+        return Settled(self._settle(universe, chains, isvc, body, found, out), out)
+
+    def _settle(
+        self,
+        universe: Universe,
+        chains: dict[str, Chain],
+        isvc: Obj,
+        body: dict[str, Any],
+        found: tuple[Obj, Chain] | None,
+        out: list[Diagnostic],
+    ) -> tuple[Obj, Chain] | None:
         key, ref = isvc_key(isvc), _runtime_ref(body)
         record = Effective(isvc, None, "named" if ref.get("name") else "chosen", sync_mode(body))
         self.records[key] = record
@@ -172,24 +202,24 @@ class Lifecycle:
             assert found[1].spec is not None
             record.live_revision = revision_of(found[1].spec)
         elif ref.get("name"):
-            record.runtime = result.universe.runtime_named(str(ref["name"]), isvc.namespace)
-            record.live = result.chains.get(id(record.runtime)) if record.runtime is not None else None
+            record.runtime = universe.runtime_named(str(ref["name"]), isvc.namespace)
+            record.live = chains.get(runtime_key(record.runtime)) if record.runtime is not None else None
         locked = self._locked(record, key)
         if found is None:
-            return self._unavailable(result, record, key, locked, mark)
+            return self._unavailable(record, locked, out)
         runtime, chain = found
         wanted: str | None = record.live_revision
         if record.sync == "revision":
             wanted = str(ref["revision"])
             if wanted != record.live_revision and self._snapshot(record, wanted) is None:
                 if self._unusable(wanted):
-                    result.diagnostics.append(self._unusable_pin(record, key, wanted))
+                    out.append(self._unusable_pin(record, key, wanted))
                     return None
                 message = (
                     f"Runtime {runtime.name} revision {wanted} (spec.runtime.revision) is not recorded in {self.lock_path}; "
                     f"its live merged spec is revision {record.live_revision}"
                 )
-                result.diagnostics.append(isvc.diag(ERROR, message, "spec", "runtime", "revision", code=PIN_ERROR))
+                out.append(isvc.diag(ERROR, message, "spec", "runtime", "revision", code=PIN_ERROR))
                 return None
         elif record.sync == "snapshot" and key not in self.roll_forward:
             if locked is None:
@@ -197,17 +227,17 @@ class Lifecycle:
                     f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this InferenceService; "
                     f"rendering the live merged spec (revision {record.live_revision}); run `omerender lock` to pin it"
                 )
-                result.diagnostics.append(isvc.diag(WARNING, message, "spec", "runtime", code="runtime-not-locked"))
+                out.append(isvc.diag(WARNING, message, "spec", "runtime", code=codes.RUNTIME_NOT_LOCKED))
             else:
                 wanted = locked
                 if wanted != record.live_revision and self._unusable(wanted):
-                    result.diagnostics.append(self._unusable_pin(record, key, wanted))
+                    out.append(self._unusable_pin(record, key, wanted))
                     return None
         if wanted == record.live_revision:
             record.revision, record.spec, record.chain, record.source = wanted, chain.spec, tuple(chain.names), "live"
             if locked is not None and locked != wanted and record.sync == "live":
                 message = f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is {wanted}"
-                result.diagnostics.append(isvc.diag(INFO, message, "spec", "runtime", code="runtime-rollout"))
+                out.append(isvc.diag(INFO, message, "spec", "runtime", code=codes.RUNTIME_ROLLOUT))
             return found
         assert wanted is not None
         snapshot = self._snapshot(record, wanted)
@@ -225,26 +255,24 @@ class Lifecycle:
             f"but its live merged spec is revision {record.live_revision}; rendering the pinned snapshot"
             + (f" until `omerender lock --roll-forward {key}`" if record.sync == "snapshot" else "")
         )
-        result.diagnostics.append(isvc.diag(WARNING, message, "spec", "runtime", code=DRIFTED))
+        out.append(isvc.diag(WARNING, message, "spec", "runtime", code=DRIFTED))
         return runtime, Chain(runtime, chain.runtimes, RESOLVED, "", snapshot.spec)
 
-    def _unavailable(
-        self, result: Any, record: Effective, key: str, locked: str | None, mark: int
-    ) -> tuple[Any, Chain] | None:
-        """The runtime could not be used: retag its error, or render the last good snapshot."""
-        failures = [i for i in range(mark, len(result.diagnostics)) if result.diagnostics[i].code == VALIDATION_ERROR]
+    def _unavailable(self, record: Effective, locked: str | None, out: list[Diagnostic]) -> tuple[Obj, Chain] | None:
+        """The runtime could not be used: retag its error in ``out``, or render the last good snapshot."""
+        failures = [i for i, d in enumerate(out) if d.code == VALIDATION_ERROR]
         if not failures:
             return None
         wanted = str(_runtime_ref_of(record)["revision"]) if record.sync == "revision" else locked
         snapshot = self._snapshot(record, wanted) if wanted is not None and self.keep_last_good else None
         for i in failures:
-            diagnostic = result.diagnostics[i]
+            diagnostic = out[i]
             code = VALIDATION_ERROR if record.sync == "live" else PIN_ERROR
             if snapshot is None:
-                result.diagnostics[i] = dataclasses.replace(diagnostic, code=code)
+                out[i] = dataclasses.replace(diagnostic, code=code)
             else:
                 message = f"{diagnostic.message}; --keep-last-good: rendering the locked snapshot, revision {wanted} (chain {' -> '.join(snapshot.chain)})"
-                result.diagnostics[i] = dataclasses.replace(diagnostic, severity=WARNING, code=code, message=message)
+                out[i] = dataclasses.replace(diagnostic, severity=WARNING, code=code, message=message)
         if snapshot is None:
             return None
         assert wanted is not None
@@ -253,23 +281,26 @@ class Lifecycle:
         record.revision, record.spec, record.chain, record.source = wanted, snapshot.spec, snapshot.chain, "last-good"
         return runtime, Chain(runtime, (runtime,), RESOLVED, "", snapshot.spec)
 
-    def without_model(self, result: Any, isvc: Any, body: dict[str, Any]) -> None:
+    def without_model(
+        self, universe: Universe, chains: dict[str, Chain], isvc: Obj, body: dict[str, Any]
+    ) -> list[Diagnostic]:
         """An InferenceService without ``spec.model`` whose runtime's chain is broken: ``RuntimeFetchError``."""
         ref = _runtime_ref(body)
-        runtime = result.universe.runtime_named(str(ref["name"]), isvc.namespace) if ref.get("name") else None
-        chain = result.chains.get(id(runtime)) if runtime is not None else None
-        if chain is not None and not chain.ok:
-            code = FETCH_ERROR if sync_mode(body) == "live" else PIN_ERROR
-            result.diagnostics.append(
-                isvc.diag(
-                    ERROR,
-                    f"failed to fetch runtime {runtime.name}: {chain.message}",
-                    "spec",
-                    "runtime",
-                    "name",
-                    code=code,
-                )
+        runtime = universe.runtime_named(str(ref["name"]), isvc.namespace) if ref.get("name") else None
+        chain = chains.get(runtime_key(runtime)) if runtime is not None else None
+        if runtime is None or chain is None or chain.ok:
+            return []
+        code = FETCH_ERROR if sync_mode(body) == "live" else PIN_ERROR
+        return [
+            isvc.diag(
+                ERROR,
+                f"failed to fetch runtime {runtime.name}: {chain.message}",
+                "spec",
+                "runtime",
+                "name",
+                code=code,
             )
+        ]
 
 
 def _runtime_ref_of(record: Effective) -> dict[str, Any]:
@@ -278,7 +309,7 @@ def _runtime_ref_of(record: Effective) -> dict[str, Any]:
 
 def _stand_in(isvc: Any, snapshot: Revision) -> Any:
     """A runtime object rebuilt from the lock, for a runtime that no longer exists."""
-    from omerender.load.reader import Obj
+    from omerender.load.obj import Obj
 
     kind, *rest = snapshot.runtime.split("/")
     meta = {"name": rest[-1], **({"namespace": rest[0]} if len(rest) > 1 else {})}
@@ -295,10 +326,10 @@ def relocked(result: Any, records: dict[str, Effective], searched: Any) -> str:
     for runtime in result.universe.all_runtimes():
         if searched(runtime):
             continue
-        chain = result.chains[id(runtime)]
+        chain = result.chains[runtime_key(runtime)]
         if chain.ok and chain.spec is not None:
             resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
         else:
             broken.add(runtime_key(runtime))
     new = updated(result.lifecycle.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
-    return dump(new, result.lifecycle.lock_text)  # type: ignore[no-any-return]
+    return dump(new, result.lifecycle.lock_text)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import LoadOptions, Obj, to_object
+from omerender.load.obj import Obj
+from omerender.load.reader import LoadOptions, to_object
 from omerender.load.yamlio import dump_one, parse_documents
 
 
@@ -23,11 +25,11 @@ def objects_from_documents(
     problems: list[Diagnostic] = []
     for path, document in documents:
         if not isinstance(document, dict):
-            problems.append(Diagnostic(path, 1, 1, ERROR, "item is not a mapping", "not-a-mapping"))
+            problems.append(Diagnostic(path, 1, 1, ERROR, "item is not a mapping", codes.NOT_A_MAPPING))
             continue
         parsed = next(iter(parse_documents(dump_one(document))), None)
         if parsed is None:
-            problems.append(Diagnostic(path, 1, 1, ERROR, "item is empty", "not-a-mapping"))
+            problems.append(Diagnostic(path, 1, 1, ERROR, "item is empty", codes.NOT_A_MAPPING))
             continue
         obj, problem = to_object(path, parsed, options)
         if problem is not None:

@@ -24,16 +24,17 @@ from typing import Any
 
 import yaml
 
+from omerender import codes
+from omerender.data import copy
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
-from omerender.resolve.merge import copy
+from omerender.ome import MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
-MODEL_KINDS = ("ClusterBaseModel", "BaseModel")
 MAX_BYTES = 10 * 1024 * 1024
-CODE = "model-metadata"
+CODE = codes.MODEL_METADATA
 
 
 class _Reader:

@@ -7,61 +7,21 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
+from omerender import codes
+from omerender.data import drop_nulls
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.ome import API_VERSION as OME_API_VERSION
+from omerender.ome import KINDS as OME_KINDS
+from omerender.ome import NAMESPACED_KINDS
 
-OME_API_VERSION = "ome.io/v1beta1"
-OME_KINDS = ("ClusterServingRuntime", "ServingRuntime", "InferenceService", "BaseModel", "ClusterBaseModel")
-NAMESPACED_KINDS = frozenset({"ServingRuntime", "InferenceService", "BaseModel"})
 YAML_SUFFIXES = (".yaml", ".yml")
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 STDIN = "-"
-
-
-@dataclass
-class Obj:
-    """One YAML document from the input, with what is needed to point back into its file."""
-
-    path: str
-    index: int
-    body: dict[str, Any]
-    node: Any
-    namespace: str = ""
-
-    @property
-    def kind(self) -> str:
-        return str(self.body.get("kind", ""))
-
-    @property
-    def name(self) -> str:
-        return str((self.body.get("metadata") or {}).get("name", ""))
-
-    @property
-    def is_ome(self) -> bool:
-        return self.kind in OME_KINDS and self.body.get("apiVersion") == OME_API_VERSION
-
-    @property
-    def spec(self) -> dict[str, Any]:
-        spec = self.body.get("spec")
-        return spec if isinstance(spec, dict) else {}
-
-    @property
-    def annotations(self) -> dict[str, Any]:
-        ann = (self.body.get("metadata") or {}).get("annotations")
-        return ann if isinstance(ann, dict) else {}
-
-    def at(self, *keys: Any) -> tuple[int, int]:
-        return position(self.node, keys)
-
-    def diag(self, severity: str, message: str, *keys: Any, code: str = "") -> Diagnostic:
-        from omerender.diagnostics import json_path
-
-        line, col = self.at(*keys)
-        return Diagnostic(self.path, line, col, severity, message, code, json_path(keys))  # type: ignore[arg-type]
 
 
 @dataclass
@@ -95,7 +55,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
             continue
         root = Path(given)
         if not root.exists() and not root.is_symlink():
-            problems.append(Diagnostic(given, 1, 1, ERROR, "no such file or directory", "input-missing"))
+            problems.append(Diagnostic(given, 1, 1, ERROR, "no such file or directory", codes.INPUT_MISSING))
             continue
         if not root.is_dir():
             found.append(_display(root))
@@ -112,7 +72,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     if _within(Path(os.path.realpath(full)), real_roots):
                         problems.append(
                             Diagnostic(
-                                _display(full), 1, 1, WARNING, "symlinked directory not followed", "symlink-skipped"
+                                _display(full), 1, 1, WARNING, "symlinked directory not followed", codes.SYMLINK_SKIPPED
                             )
                         )
                     else:
@@ -123,7 +83,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                                 1,
                                 ERROR,
                                 "symlink points outside the input paths; refusing to follow it",
-                                "symlink-outside",
+                                codes.SYMLINK_OUTSIDE,
                             )
                         )
                     continue
@@ -141,7 +101,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                             1,
                             ERROR,
                             "symlink points outside the input paths; refusing to follow it",
-                            "symlink-outside",
+                            codes.SYMLINK_OUTSIDE,
                         )
                     )
                     continue
@@ -159,21 +119,21 @@ def _read(path: str, options: LoadOptions, stdin: Callable[[], bytes]) -> tuple[
         try:
             st = os.stat(path)
         except OSError as exc:
-            return fail(f"cannot read file: {exc.strerror}", "input-unreadable")
+            return fail(f"cannot read file: {exc.strerror}", codes.INPUT_UNREADABLE)
         if not stat.S_ISREG(st.st_mode):
-            return fail("not a regular file (FIFO, socket or device); skipped", "special-file", WARNING)
+            return fail("not a regular file (FIFO, socket or device); skipped", codes.SPECIAL_FILE, WARNING)
         if st.st_size > options.max_file_bytes:
             return fail(
                 f"file is {st.st_size} bytes, over the {options.max_file_bytes}-byte cap (--max-file-size)",
-                "file-too-large",
+                codes.FILE_TOO_LARGE,
             )
         try:
             with open(path, "rb") as fh:
                 raw = fh.read(options.max_file_bytes + 1)
         except OSError as exc:
-            return fail(f"cannot read file: {exc.strerror}", "input-unreadable")
+            return fail(f"cannot read file: {exc.strerror}", codes.INPUT_UNREADABLE)
     if len(raw) > options.max_file_bytes:
-        return fail(f"input is over the {options.max_file_bytes}-byte cap (--max-file-size)", "file-too-large")
+        return fail(f"input is over the {options.max_file_bytes}-byte cap (--max-file-size)", codes.FILE_TOO_LARGE)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -181,7 +141,7 @@ def _read(path: str, options: LoadOptions, stdin: Callable[[], bytes]) -> tuple[
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, Diagnostic(path, line, col, ERROR, "file is not valid UTF-8", "encoding")
+        return None, Diagnostic(path, line, col, ERROR, "file is not valid UTF-8", codes.ENCODING)
     return text.replace("\r\n", "\n"), None
 
 
@@ -191,7 +151,12 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
         line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
         char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
         return Diagnostic(
-            path, line, col, ERROR, f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})", "yaml-syntax"
+            path,
+            line,
+            col,
+            ERROR,
+            f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})",
+            codes.YAML_SYNTAX,
         )
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -200,7 +165,7 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
         message = "invalid YAML: a tab character where YAML needs indentation or a token; indent with spaces"
-    return Diagnostic(path, line, col, ERROR, " ".join(message.split()), "yaml-syntax")
+    return Diagnostic(path, line, col, ERROR, " ".join(message.split()), codes.YAML_SYNTAX)
 
 
 def _check_shape(obj: Obj) -> Diagnostic | None:
@@ -210,7 +175,7 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
             ERROR,
             f"{obj.kind} must have apiVersion {OME_API_VERSION}, not {version!r}",
             "apiVersion",
-            code="api-version",
+            code=codes.API_VERSION,
         )
     if not obj.is_ome:
         return None
@@ -222,41 +187,22 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
             f"{obj.kind} metadata.name must be a string, not {name!r}; quote it",
             "metadata",
             "name",
-            code="missing-name",
+            code=codes.MISSING_NAME,
         )
     if not isinstance(name, str) or not name:
-        return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code="missing-name")
+        return obj.diag(ERROR, f"{obj.kind} has no metadata.name", "metadata", code=codes.MISSING_NAME)
     return None
-
-
-def drop_nulls(value: Any) -> None:
-    """Remove, in place, every mapping entry whose value is null, as the API server does for a CRD.
-
-    OME's CRDs mark no field nullable, so the API server prunes ``key: null`` before it stores the
-    object (a null list item stays, and fails validation). Shared (aliased) containers are walked once.
-    """
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, dict):
-            for key in [k for k, v in current.items() if v is None]:
-                del current[key]
-            stack.extend(v for v in current.values() if isinstance(v, (dict, list)))
-        elif isinstance(current, list):
-            stack.extend(v for v in current if isinstance(v, (dict, list)))
 
 
 def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
-        return None, Diagnostic(path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", "not-a-mapping")
+        return None, Diagnostic(
+            path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", codes.NOT_A_MAPPING
+        )
     obj = Obj(path, doc.index, doc.data, doc.node)
     if "kind" not in doc.data or not isinstance(doc.data.get("kind"), str):
-        return None, obj.diag(ERROR, f"document {doc.index + 1} has no kind", code="missing-kind")
+        return None, obj.diag(ERROR, f"document {doc.index + 1} has no kind", code=codes.MISSING_KIND)
     problem = _check_shape(obj)
     if problem is not None:
         return None, problem
@@ -297,5 +243,7 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[[], bytes] = la
         except yaml.YAMLError as exc:
             result.diagnostics.append(_yaml_error(shown, exc, text))
         except RecursionError:
-            result.diagnostics.append(Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", "yaml-depth"))
+            result.diagnostics.append(
+                Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH)
+            )
     return result

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -30,7 +30,7 @@ class DuplicateKeyError(yaml.MarkedYAMLError):
     pass
 
 
-class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
+class _Loader(yaml.CSafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[tuple[str, str], yaml.Node] = {}
         for key_node, _ in node.value:
@@ -44,7 +44,8 @@ class _Loader(yaml.CSafeLoader):  # type: ignore[misc,name-defined]
                         key_node.start_mark,
                     )
                 seen[ident] = key_node
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
@@ -127,7 +128,7 @@ def _count_nodes(text: str) -> None:
             if count > MAX_FILE_NODES:
                 raise yaml.MarkedYAMLError(
                     problem=f"file holds more than {MAX_FILE_NODES} YAML nodes; split it into smaller files",
-                    problem_mark=event.start_mark,
+                    problem_mark=cast(yaml.Mark, event.start_mark),
                 )
 
 
@@ -159,6 +160,8 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
         index = 0
         while loader.check_node():
             node = loader.get_node()
+            if node is None:
+                break
             if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
                 raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
             data = loader.construct_document(node)
@@ -185,9 +188,8 @@ def position(node: yaml.Node | None, keys: tuple[Any, ...]) -> tuple[int, int]:
                 if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
                     found = value_node
                     break
-        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int):
-            if 0 <= key < len(current.value):
-                found = current.value[key]
+        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(current.value):
+            found = current.value[key]
         if found is None:
             break
         current = found

@@ -16,11 +16,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, Diagnostic, Severity
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.resolve.index import BM, CBM, CSR, ISVC, SR
-from omerender.resolve.inherit import INHERIT_FROM, Chain, is_profile
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CLUSTER_BASE_MODEL as CBM
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import INFERENCE_SERVICE as ISVC
+from omerender.ome import INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import runtime_key
+from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
     from omerender.pipeline import BuildResult
@@ -102,7 +109,7 @@ def flatten(runtime: Obj, chain: Chain) -> dict[str, Any]:
 
 
 def _ome_order(result: BuildResult, obj: Obj) -> tuple[int, int, str, str]:
-    depth = len(result.chains[id(obj)].runtimes) if obj.kind in (CSR, SR) else 0
+    depth = len(result.chains[runtime_key(obj)].runtimes) if obj.kind in (CSR, SR) else 0
     return (_KIND_ORDER.get(obj.kind, 9), depth, obj.namespace, obj.name)
 
 
@@ -120,7 +127,7 @@ def _ome_objects(result: BuildResult) -> list[Obj]:
 def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
     if runtime is None:
         return []
-    chain = result.chains.get(id(runtime))
+    chain = result.chains.get(runtime_key(runtime))
     return list(reversed(chain.runtimes)) if chain is not None else [runtime]
 
 
@@ -166,10 +173,10 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
     for source in sources:
         where = find_scalar(source.node, found[0])
         if where is not None:
-            return Diagnostic(source.path, where[0], where[1], severity, message, "flux-substitution")
+            return Diagnostic(source.path, where[0], where[1], severity, message, codes.FLUX_SUBSTITUTION)
     if sources:
-        return sources[0].diag(severity, message, "metadata", "name", code="flux-substitution")
-    return Diagnostic("<output>", 1, 1, severity, message, "flux-substitution")
+        return sources[0].diag(severity, message, "metadata", "name", code=codes.FLUX_SUBSTITUTION)
+    return Diagnostic("<output>", 1, 1, severity, message, codes.FLUX_SUBSTITUTION)
 
 
 def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
@@ -219,7 +226,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if not options.owned(obj):
                 continue
             if FLATTENED in kinds and obj.kind in (CSR, SR):
-                chain = result.chains[id(obj)]
+                chain = result.chains[runtime_key(obj)]
                 if not is_profile(obj):
                     ome.append((obj, flatten(obj, chain), _chain_sources(result, obj)))
             else:
@@ -233,7 +240,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
     may_substitute = _substitution_sources(result)
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
-            body = _annotated(body)
+            body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
         elif may_substitute(source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
             if note is not None:
@@ -245,7 +252,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
 
 def identity(body: dict[str, Any]) -> tuple[str, str, str, str]:
     """What the API server keys an object on: API group, kind, namespace and name."""
-    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    meta: dict[str, Any] = body["metadata"] if isinstance(body.get("metadata"), dict) else {}
     group = str(body.get("apiVersion", "")).rpartition("/")[0]
     return (group, str(body.get("kind", "")), str(meta.get("namespace") or ""), str(meta.get("name", "")))
 
@@ -270,7 +277,9 @@ def _one_object_per_name(selection: Selection, options: EmitOptions) -> None:
             if clash is not None:
                 where = clash if source is None else source
                 message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
-                selection.diagnostics.append(where.diag(ERROR, message, "metadata", "name", code="duplicate-output"))
+                selection.diagnostics.append(
+                    where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT)
+                )
             continue
         seen[key] = source
         kept.append((source, body))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, TypedDict
 from urllib.parse import quote
 
+from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -22,7 +23,7 @@ TOOL_NAME = "omerender"
 INFORMATION_URI = "https://github.com/omerender/omerender"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
-FALLBACK_CODE = "omerender"
+FALLBACK_CODE = codes.FALLBACK
 """Rule id of a SARIF result whose diagnostic carries no code (SARIF tools expect one)."""
 
 _GITHUB_COMMAND: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "notice"}
@@ -195,13 +196,24 @@ def _sarif_result(d: Diagnostic) -> dict[str, object]:
     }
 
 
+def _sarif_rule(rule_id: str) -> dict[str, object]:
+    """A SARIF rule from the code catalogue: its description, and what it mirrors as help."""
+    info = codes.describe(rule_id)
+    return {
+        "id": rule_id,
+        "shortDescription": {"text": info.summary},
+        "help": {"text": f"Mirrors: {info.mirrors}"},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[info.severity]},
+    }
+
+
 def _render_sarif(report: _Report) -> str:
-    codes = sorted({d.code or FALLBACK_CODE for d in report.shown})
+    rule_ids = sorted({d.code or FALLBACK_CODE for d in report.shown})
     driver = {
         "name": TOOL_NAME,
         "version": report.tool_version,
         "informationUri": INFORMATION_URI,
-        "rules": [{"id": code, "shortDescription": {"text": code}} for code in codes],
+        "rules": [_sarif_rule(rule_id) for rule_id in rule_ids],
     }
     run = {
         "tool": {"driver": driver},

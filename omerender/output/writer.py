@@ -7,11 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from omerender.errors import WriteError
+
 MANIFEST = ".omerender-manifest"
-
-
-class WriteError(Exception):
-    pass
 
 
 def _umask() -> int:
@@ -21,15 +19,32 @@ def _umask() -> int:
 
 
 def write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary sibling and a rename."""
+    """Write ``text`` to ``path`` through a temporary sibling and a rename.
+
+    The file's own folder is made when it is missing, as ``mkdir`` would make it: a missing folder
+    above that is more likely a typo than a wish, and is an error. Any ``OSError`` becomes a
+    ``WriteError`` that names ``path`` as the user gave it.
+    """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    folder = target.parent
+    if not folder.is_dir() and not folder.parent.is_dir():
+        raise WriteError(f"{path}: cannot write: folder {str(folder.parent)!r} does not exist")
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot make its folder: {exc.strerror or exc}") from None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

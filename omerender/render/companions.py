@@ -12,12 +12,11 @@ import re
 from typing import Any
 
 from omerender.names import truncate_name
+from omerender.ome import AUTOSCALER_CLASS, INGRESS_DISABLE_CREATION
 
-AUTOSCALER_CLASS = "ome.io/autoscalerClass"
 TARGET_UTILIZATION = "ome.io/targetUtilizationPercentage"
 SERVICE_TYPE = "ome.io/service-type"
 LOAD_BALANCER_IP = "ome.io/load-balancer-ip"
-INGRESS_DISABLE_CREATION = "ome.io/ingress-disable-creation"
 VISIBILITY_LABEL = "networking.knative.dev/visibility"
 SERVICE_TYPES = ("LoadBalancer", "NodePort", "ClusterIP")
 POD_ONLY_PREFIXES = (

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import codes, ome
 from omerender.diagnostics import ERROR, INFO, WARNING
-from omerender.render import companions, modelconfig, modes
+from omerender.render import accelerators, companions, modelconfig, modes
 from omerender.render import pod as render
 from omerender.render.multinode import render_multinode
 from omerender.resolve.index import Universe
-from omerender.verify import quirks
 
 AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
@@ -38,7 +38,7 @@ def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | N
                 f'failed to get base model spec for {name}: {resource} "{name}" not found{hint}',
                 "spec",
                 "model",
-                code="ModelConfigError",
+                code=codes.MODEL_CONFIG_ERROR,
             )
         )
         return None
@@ -68,10 +68,10 @@ def _autoscaler(
     own = (ctx.body.get("metadata") or {}).get("annotations") or {}
     message = (
         f"[{klass}] is not a supported autoscaler class type"
-        if own.get(companions.AUTOSCALER_CLASS) == klass
+        if own.get(ome.AUTOSCALER_CLASS) == klass
         else f"unknown autoscaler class type: {klass}"
     )
-    ctx.locate(f"{klass}", ERROR, message, "autoscaler-class")
+    ctx.locate(f"{klass}", ERROR, message, codes.AUTOSCALER_CLASS_CODE)
     return []
 
 
@@ -88,7 +88,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
         pod["serviceAccountName"] = name
         if len(merged.get("config") or {}) > 1:
             message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
-            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code="router-config-order"))
+            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code=codes.ROUTER_CONFIG_ORDER))
     deployment = render.deployment(ctx, component, merged, pod)
     labels = deployment["metadata"]["labels"]
     companions.pod_labels_from_annotations(labels, annotations)
@@ -102,7 +102,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
             "minAvailable",
             WARNING,
             f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)",
-            "pdb-both-bounds",
+            codes.PDB_BOTH_BOUNDS,
         )
     objects.append(budget)
     return objects
@@ -110,25 +110,25 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
 
 def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
-    findings = quirks.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
+    findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
     if any(f.severity == ERROR for f in findings):
         return []
-    merged = {c: render.merge_component(ctx, c) for c in modes.COMPONENTS}
+    merged = {c: render.merge_component(ctx, c) for c in ome.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:
-        ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code="DeploymentModeError"))
+        ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.DEPLOYMENT_MODE_ERROR))
         return []
     config_map = _model_config(ctx, universe)
     if config_map is None:
         return []
     objects: list[dict[str, Any]] = [config_map]
-    for component in modes.COMPONENTS:
+    for component in ome.COMPONENTS:
         spec, mode = merged[component], chosen.get(component)
         if spec is None or mode is None:
             continue
         ctx.problems.append(
-            ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code="deployment-mode")
+            ctx.isvc.diag(INFO, f"{component} deployment mode: {mode}", "spec", component, code=codes.DEPLOYMENT_MODE)
         )
         if mode == modes.RAW:
             objects.extend(_raw(ctx, component, spec))
@@ -142,13 +142,17 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                     "omerender renders only RawDeployment and MultiNode components",
                     "spec",
                     component,
-                    code="unsupported-deployment-mode",
+                    code=codes.UNSUPPORTED_DEPLOYMENT_MODE,
                 )
             )
         else:
             ctx.problems.append(
                 ctx.isvc.diag(
-                    ERROR, f"invalid deployment mode for {component}", "spec", component, code="DeploymentModeError"
+                    ERROR,
+                    f"invalid deployment mode for {component}",
+                    "spec",
+                    component,
+                    code=codes.DEPLOYMENT_MODE_ERROR,
                 )
             )
     services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
@@ -156,7 +160,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     if external is not None:
         objects.append(external)
     annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(companions.INGRESS_DISABLE_CREATION, "true") != "true":
+    if annotations.get(ome.INGRESS_DISABLE_CREATION, "true") != "true":
         message = "ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
         ctx.problems.append(
             ctx.isvc.diag(
@@ -164,8 +168,8 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                 message,
                 "metadata",
                 "annotations",
-                companions.INGRESS_DISABLE_CREATION,
-                code="ingress-not-rendered",
+                ome.INGRESS_DISABLE_CREATION,
+                code=codes.INGRESS_NOT_RENDERED,
             )
         )
     return objects

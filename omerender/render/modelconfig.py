@@ -30,8 +30,8 @@ def go_json(value: Any) -> str:
 
 def models_json(model_name: str, model_spec: dict[str, Any]) -> str:
     """``models.json``: one entry, ``ModelSpecInfo`` keys in struct order, empty pointers omitted."""
-    storage = model_spec.get("storage") if isinstance(model_spec.get("storage"), dict) else {}
-    fmt = model_spec.get("modelFormat") if isinstance(model_spec.get("modelFormat"), dict) else {}
+    storage: dict[str, Any] = model_spec["storage"] if isinstance(model_spec.get("storage"), dict) else {}
+    fmt: dict[str, Any] = model_spec["modelFormat"] if isinstance(model_spec.get("modelFormat"), dict) else {}
     framework = model_spec.get("modelFramework") if isinstance(model_spec.get("modelFramework"), dict) else None
     info: dict[str, Any] = {}
     for key, value in (

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-DEPLOYMENT_MODE = "ome.io/deploymentMode"
+from omerender.ome import COMPONENTS, DEPLOYMENT_MODE
+
 RAW = "RawDeployment"
 MULTI_NODE = "MultiNode"
 SERVERLESS = "Serverless"
@@ -16,7 +17,6 @@ RAY_VLLM = "MultiNodeRayVLLM"
 VIRTUAL = "VirtualDeployment"
 VALID_MODES = (SERVERLESS, RAW, RAY_VLLM, MULTI_NODE, VIRTUAL)  # constants.go IsValid()
 DEFAULT_MODE = RAW  # inferenceservice-config deploy.defaultDeploymentMode as shipped
-COMPONENTS = ("engine", "decoder", "router")
 
 
 def mode_from_annotations(annotations: Any) -> str | None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender import codes
+from omerender.data import copy
 from omerender.diagnostics import ERROR
 from omerender.render import pod as render
 from omerender.render.companions import component_service, pod_labels_from_annotations
-from omerender.resolve.merge import copy
 
 LWS_API = "leaderworkerset.x-k8s.io/v1"
 HEAD_LABEL = "ray.io/node-type"
@@ -34,7 +35,7 @@ def leader_view(merged: dict[str, Any]) -> dict[str, Any]:
     """The leader's pod spec and runner, or the component's own when it has no leader."""
     leader = merged.get("leader")
     if isinstance(leader, dict):
-        view = copy(leader)
+        view: dict[str, Any] = copy(leader)
     else:
         view = {k: copy(v) for k, v in merged.items() if k not in ("leader", "worker")}
     view["worker"] = {"size": _worker_size(merged)}
@@ -76,7 +77,7 @@ def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]
                 f"add {component}.worker with a size",
                 "spec",
                 component,
-                code="ome-panic",
+                code=codes.OME_PANIC,
             )
         )
         return []

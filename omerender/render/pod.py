@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender import codes
+from omerender.data import copy
+from omerender.diagnostics import ERROR, WARNING, Diagnostic, Severity
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CONFIG_FIELD
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
-from omerender.resolve.index import BM
-from omerender.resolve.merge import copy, merge
+from omerender.resolve.merge import merge
 
-CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 EXTENSION_FIELDS = frozenset(
     {
         "minReplicas",
@@ -64,13 +66,13 @@ class Context:
     def namespace(self) -> str:
         return self.isvc.namespace
 
-    def locate(self, needle: str, severity: str, message: str, code: str, *, text: str = "") -> None:
+    def locate(self, needle: str, severity: Severity, message: str, code: str, *, text: str = "") -> None:
         """Report at the first source file holding ``text`` (the whole string), else ``needle``, else at the InferenceService."""
         for wanted in (text, needle) if text else (needle,):
             for source in self.sources:
                 found = find_scalar(source.node, wanted)
                 if found is not None:
-                    self.problems.append(Diagnostic(source.path, found[0], found[1], severity, message, code))  # type: ignore[arg-type]
+                    self.problems.append(Diagnostic(source.path, found[0], found[1], severity, message, code))
                     return
         self.problems.append(self.isvc.diag(severity, message, "spec", code=code))
 
@@ -82,9 +84,9 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
         return None
     config = ctx.runtime_spec.get(CONFIG_FIELD[component])
     if not isinstance(config, dict) or not config:
-        return copy(own)
+        return cast(dict[str, Any], copy(own))
     base = {k: v for k, v in config.items() if k != "acceleratorOverride"}
-    merged = merge(base, own)
+    merged: dict[str, Any] = merge(base, own)
     runner = own.get("runner") if isinstance(own, dict) else None
     if isinstance(runner, dict) and not runner.get("name") and isinstance(merged.get("runner"), dict):
         merged["runner"]["name"] = ""
@@ -97,7 +99,7 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
                 "spec",
                 component,
                 "runner",
-                code="runner-without-name",
+                code=codes.RUNNER_WITHOUT_NAME,
             )
         )
     return merged
@@ -226,7 +228,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
                 "no containers found in pod spec and no runner spec provided",
                 "spec",
                 component,
-                code="no-containers",
+                code=codes.NO_CONTAINERS,
             )
         )
         return None
@@ -242,7 +244,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
     pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
         ctx.locate(
-            problem.action, ERROR if problem.fatal else WARNING, problem.message, "placeholder", text=problem.text
+            problem.action, ERROR if problem.fatal else WARNING, problem.message, codes.PLACEHOLDER, text=problem.text
         )
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:

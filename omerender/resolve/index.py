@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CLUSTER_BASE_MODEL as CBM
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
+from omerender.ome import SERVING_RUNTIME as SR
 
-CSR = "ClusterServingRuntime"
-SR = "ServingRuntime"
-ISVC = "InferenceService"
-BM = "BaseModel"
-CBM = "ClusterBaseModel"
+
+def runtime_key(runtime: Obj) -> str:
+    """How chains, status and the lock name a runtime: ``Kind/name`` or ``Kind/namespace/name``."""
+    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
 
 
 @dataclass
@@ -51,8 +56,8 @@ def index(objects: list[Obj]) -> tuple[Universe, list[Diagnostic]]:
         if not obj.is_ome:
             universe.others.append(obj)
             continue
-        table: dict  # type: ignore[type-arg]
-        key: object
+        table: dict[Any, Obj]
+        key: Any
         if obj.kind == CSR:
             table, key = universe.cluster_runtimes, obj.name
         elif obj.kind == SR:
@@ -72,7 +77,7 @@ def index(objects: list[Obj]) -> tuple[Universe, list[Diagnostic]]:
                     f"duplicate {_describe(obj)}: also defined at {first.path}:{line}",
                     "metadata",
                     "name",
-                    code="duplicate-object",
+                    code=codes.DUPLICATE_OBJECT,
                 )
             )
             continue

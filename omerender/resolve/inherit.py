@@ -6,20 +6,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
-from omerender.resolve.index import SR, Universe
+from omerender.load.obj import Obj
+from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
+from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.merge import merge_chain
 
-INHERIT_FROM = "ome.io/inherit-from"
-RUNTIME_PROFILE = "ome.io/runtime-profile"
-MAX_DEPTH = 5
-
 RESOLVED = "Resolved"
-PARENT_NOT_FOUND = "ParentNotFound"
-INHERITANCE_CYCLE = "InheritanceCycle"
-MAX_DEPTH_EXCEEDED = "MaxDepthExceeded"
-RESOLVER_ERROR = "ResolverError"
+PARENT_NOT_FOUND = codes.PARENT_NOT_FOUND
+INHERITANCE_CYCLE = codes.INHERITANCE_CYCLE
+MAX_DEPTH_EXCEEDED = codes.MAX_DEPTH_EXCEEDED
+RESOLVER_ERROR = codes.RESOLVER_ERROR
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def profile_problem(runtime: Obj) -> Diagnostic | None:
             ERROR,
             f'runtimes carrying {RUNTIME_PROFILE}="true" must also set spec.disabled: true',
             *keys,
-            code="ProfileNotDisabled",
+            code=codes.PROFILE_NOT_DISABLED,
         )
     return None
 
@@ -120,13 +120,13 @@ def chain_problem(chain: Chain) -> Diagnostic | None:
     return chain.runtime.diag(ERROR, chain.message, "metadata", "annotations", INHERIT_FROM, code=chain.reason)
 
 
-def resolve_all(universe: Universe) -> tuple[dict[int, Chain], list[Diagnostic]]:
-    """Resolve every runtime; chains keyed by ``id()`` of the runtime object."""
-    chains: dict[int, Chain] = {}
+def resolve_all(universe: Universe) -> tuple[dict[str, Chain], list[Diagnostic]]:
+    """Resolve every runtime; chains keyed by ``runtime_key``."""
+    chains: dict[str, Chain] = {}
     problems: list[Diagnostic] = []
     for runtime in universe.all_runtimes():
         chain = resolve(universe, runtime)
-        chains[id(runtime)] = chain
+        chains[runtime_key(runtime)] = chain
         for problem in (chain_problem(chain), profile_problem(runtime)):
             if problem is not None:
                 problems.append(problem)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender.data import copy
+
 MERGE_KEYS: dict[str, str] = {
     "env": "name",
     "volumes": "name",
@@ -46,15 +48,6 @@ def merge(base: Any, overlay: Any) -> Any:
     if isinstance(base, dict) and isinstance(overlay, dict):
         return _merge_maps(base, overlay)
     return copy(overlay)
-
-
-def copy(value: Any) -> Any:
-    """A deep copy of plain YAML data (faster than ``copy.deepcopy`` for dicts, lists and scalars)."""
-    if isinstance(value, dict):
-        return {k: copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy(v) for v in value]
-    return value
 
 
 def _merge_maps(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:

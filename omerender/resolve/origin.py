@@ -18,9 +18,9 @@ import json
 import re
 from typing import Any
 
+from omerender.ome import CONFIG_FIELD as COMPONENT_CONFIG
 from omerender.resolve.merge import MERGE_KEYS, merge
 
-COMPONENT_CONFIG = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 

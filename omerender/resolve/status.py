@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.resolve.index import Universe
+from omerender.ome import INHERITANCE_READY as CONDITION
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import RESOLVED, Chain, profile_problem
-
-CONDITION = "InheritanceReady"
 
 
 def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str, Any]:
@@ -31,17 +30,17 @@ def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str
 
 
 def status_list(
-    universe: Universe, chains: dict[int, Chain], last_good: dict[int, list[str]] | None = None
+    universe: Universe, chains: dict[str, Chain], last_good: dict[str, list[str]] | None = None
 ) -> dict[str, Any]:
-    """``last_good``: per ``id()`` of a runtime, its last chain that resolved (see ``runtime_status``)."""
+    """``last_good``: per runtime key, its last chain that resolved (see ``runtime_status``)."""
     last_good = last_good or {}
-    items = [runtime_status(chains[id(r)], last_good.get(id(r))) for r in universe.all_runtimes()]
+    items = [runtime_status(chains[runtime_key(r)], last_good.get(runtime_key(r))) for r in universe.all_runtimes()]
     items.sort(key=lambda i: (i["metadata"].get("namespace", ""), i["kind"], i["metadata"]["name"]))
     return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 
 
-def status_failed(universe: Universe, chains: dict[int, Chain]) -> bool:
-    return any(not chains[id(r)].ok or profile_problem(r) is not None for r in universe.all_runtimes())
+def status_failed(universe: Universe, chains: dict[str, Chain]) -> bool:
+    return any(not chains[runtime_key(r)].ok or profile_problem(r) is not None for r in universe.all_runtimes())
 
 
 def table(status: dict[str, Any]) -> str:
@@ -59,4 +58,6 @@ def table(status: dict[str, Any]) -> str:
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n" for row in rows)
+    return "".join(
+        "   ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip() + "\n" for row in rows
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 MAJOR_PREFIXES = ("v",)  # util.go acceptedMajorVersionPrefixes: lowercase "v" only
 _DIGITS = frozenset("0123456789")
@@ -122,12 +123,12 @@ def is_unofficial(v: Version) -> bool:
     return bool(v.pre or v.build or v.dev)
 
 
-def _cmp(a: object, b: object) -> int:
-    return (a > b) - (a < b)  # type: ignore[operator]
+def _cmp(a: Any, b: Any) -> int:
+    return int(a > b) - int(a < b)
 
 
 def _cmp_lists(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             return _cmp(x, y)  # code-point order == Go's byte-wise order on UTF-8
     return _cmp(len(a), len(b))

@@ -19,9 +19,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from omerender import compiled_schema
-from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.reader import Obj
+from omerender import codes, compiled_schema
+from omerender.diagnostics import ERROR, Diagnostic, field_path
+from omerender.errors import UsageError
+from omerender.load.obj import Obj
 
 DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
@@ -34,8 +35,8 @@ _seen: dict[tuple[str, str, str], int] = {}
 Check = Callable[[Any], bool]
 
 
-class KubeVersionError(ValueError):
-    pass
+class KubeVersionError(UsageError):
+    """A --kube-version (or KUBE_VERSION) that names no Kubernetes release with schemas here."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,8 @@ def full_validator(version: str, kind: str, api_version: str) -> Any:
     from referencing import Registry, Resource
 
     schema = _schema(version, kind, api_version)
+    if schema is None:
+        raise KeyError(f"no schema for {api_version} {kind} in Kubernetes {version}")
     definitions = Resource.from_contents(_definitions(version))
     registry: Any = Registry().with_resource(definitions.id() or "", definitions)
     return Draft202012Validator(schema, registry=registry)
@@ -203,23 +206,11 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     issues: set[KubeIssue] = set()
     for error in full_validator(version, kind, api_version).iter_errors(obj):
         if error.validator == "oneOf" and error.context:
-            error = best_match([error]) or error
+            error = best_match([error]) or error  # noqa: PLW2901 - the most relevant sub-error stands for it
         issues.add(KubeIssue(tuple(error.absolute_path), error.message))
     if not issues:  # fastjsonschema is stricter than jsonschema somewhere: trust jsonschema
         return []
     return sorted(issues, key=lambda i: (_path_sort_key(i.path), i.message))[:MAX_ERRORS_PER_OBJECT]
-
-
-def dotted(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for key in path:
-        if isinstance(key, int):
-            out += f"[{key}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
-            out += f".{key}" if out else key
-        else:
-            out += f"[{key}]"
-    return out
 
 
 def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -> list[Diagnostic]:
@@ -234,7 +225,7 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         where = ("spec", component) if component else ("spec",)
         name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
         for issue in issues or []:
-            at = f"{dotted(issue.path)}: " if issue.path else ""
+            at = f"{field_path(issue.path)}: " if issue.path else ""
             message = f"rendered {obj.get('kind')} {name} fails the Kubernetes {version} schema: {at}{issue.message}"
-            found.append(isvc.diag(ERROR, message, *where, code="kube-schema"))
+            found.append(isvc.diag(ERROR, message, *where, code=codes.KUBE_SCHEMA))
     return found

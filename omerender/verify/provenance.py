@@ -4,7 +4,10 @@ A rendered container is the merge of the same-named container (or runner) of eve
 sources are searched at the same place in their own spec: ``spec.<component>`` of the
 InferenceService, then ``spec.<component>Config`` of each runtime from the chain's leaf to its
 root (and a runtime's top-level ``spec.containers``, where OME takes fallback resources from).
-The first source that sets a value is the one whose value won the merge.
+The first source that sets a value is the one whose value won the merge. Items of keyed lists are
+matched on the key the merge itself uses (``resolve.merge.MERGE_KEYS``), so this module holds no merge
+knowledge of its own; ``resolve.origin`` answers the same question for every field of a merged spec
+(``--show-origin``), by running the merge on tagged values, but without file positions.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.diagnostics import Diagnostic, Severity
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.render.pod import CONFIG_FIELD
+from omerender.ome import CONFIG_FIELD
+from omerender.resolve.merge import MERGE_KEYS
 
 POD_PARTS = ((), ("leader",), ("worker",))
 Keys = tuple[Any, ...]
@@ -75,27 +79,23 @@ class Blame:
                 ):
                     places.append(Place(source, (*root, "runner")))
                 for field in ("containers", "initContainers"):
-                    places += self._items(source, (*root, field), "name", name)
+                    places += self._items(source, (*root, field), name)
             if source.kind != "InferenceService":
-                places += self._items(source, ("spec", "containers"), "name", name)
+                places += self._items(source, ("spec", "containers"), name)
         return places
 
     def volume_places(self, name: str) -> list[Place]:
         return [
-            p
-            for s in self.sources
-            for root in self._pod_roots(s)
-            for p in self._items(s, (*root, "volumes"), "name", name)
+            p for s in self.sources for root in self._pod_roots(s) for p in self._items(s, (*root, "volumes"), name)
         ]
 
-    def item_places(self, container: str, field: str, key: str, value: Any) -> list[Place]:
-        """Where an item of a container's keyed list (``env`` by name, ``ports`` by containerPort) is set."""
-        return [
-            q for p in self.container_places(container) for q in self._items(p.source, (*p.keys, field), key, value)
-        ]
+    def item_places(self, container: str, field: str, value: Any) -> list[Place]:
+        """Where the item of a container's keyed list ``field`` with merge key ``value`` is set."""
+        return [q for p in self.container_places(container) for q in self._items(p.source, (*p.keys, field), value)]
 
     @staticmethod
-    def _items(source: Obj, keys: Keys, key: str, value: Any) -> list[Place]:
+    def _items(source: Obj, keys: Keys, value: Any) -> list[Place]:
+        key = MERGE_KEYS[keys[-1]]
         items = get(source.body, keys)
         if not isinstance(items, list):
             return []

@@ -15,12 +15,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender import codes
+from omerender.diagnostics import ERROR, WARNING, Diagnostic, field_path
+from omerender.load.obj import Obj
 from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.ome import CONFIG_FIELD
 from omerender.render import quantity
 from omerender.render.pod import Context
-from omerender.verify.provenance import CONFIG_FIELD, Blame, Place, get, sides
+from omerender.verify.provenance import Blame, Place, get, sides
 
 CONTAINER_LISTS = ("containers", "initContainers")
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
@@ -47,10 +49,6 @@ def pod_specs(obj: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]
         ("spec", "leaderWorkerTemplate", "workerTemplate", "spec"),
     )
     return [(path, pod) for path in paths if isinstance(pod := get(obj, path), dict)]
-
-
-def dotted(path: tuple[Any, ...]) -> str:
-    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path).lstrip(".")
 
 
 class PodCheck:
@@ -94,16 +92,16 @@ class PodCheck:
                 places = self.places(name)
                 self.error(
                     places[0] if places else None,
-                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({dotted(path)}.name: Duplicate value: "{name}")',
-                    "duplicate-container",
+                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({field_path(path)}.name: Duplicate value: "{name}")',
+                    codes.DUPLICATE_CONTAINER,
                 )
             seen.add(name)
             if name and not is_dns_label(name):
                 places = self.places(name)
                 self.error(
                     places[0] if places else None,
-                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({dotted(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
-                    "invalid-name",
+                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({field_path(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
+                    codes.INVALID_NAME,
                 )
 
     def volumes(self) -> None:
@@ -111,7 +109,7 @@ class PodCheck:
         for i, volume in enumerate(self.pod.get("volumes") or []):
             if not isinstance(volume, dict):
                 continue
-            name, path = str(volume.get("name", "")), dotted((*self.path, "volumes", i))
+            name, path = str(volume.get("name", "")), field_path((*self.path, "volumes", i))
             kinds = [k for k in volume if k != "name" and volume[k] is not None]
             valid = bool(name) and is_dns_label(name)
             if name not in seen and valid and len(kinds) <= 1:
@@ -123,14 +121,14 @@ class PodCheck:
                 self.error(
                     first,
                     f'volume "{name}" is defined twice in the pod ({sides(places)}, or OME\'s model volume); {REJECTS} ({path}.name: Duplicate value: "{name}")',
-                    "duplicate-volume",
+                    codes.DUPLICATE_VOLUME,
                 )
             seen.add(name)
             if name and not valid:
                 self.error(
                     first,
                     f'volume name "{name}" set by {sides(places)} is not valid; {REJECTS} ({path}.name: Invalid value: "{name}": {LABEL_RULE})',
-                    "invalid-name",
+                    codes.INVALID_NAME,
                 )
             if len(kinds) > 1:
                 self.two_kinds(
@@ -150,7 +148,7 @@ class PodCheck:
                 winner = setters[0]
         listed = ", ".join(parts[:-1]) + " and " + parts[-1]
         message = f"{what} has both {listed} after merging; {REJECTS} ({rejection}); {advice}"
-        self.error(winner, message, "merged-two-kinds")
+        self.error(winner, message, codes.MERGED_TWO_KINDS)
 
     def resources(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         requests = get(container, ("resources", "requests")) or {}
@@ -178,9 +176,9 @@ class PodCheck:
             message = (
                 f"container {name}: requests.{key} {requests[key]} (set by {sides(req_by[:1])}) is {relation} "
                 f"limits.{key} {limits[key]} (set by {sides(lim_by[:1])}); requests and limits merge by key, so set both; "
-                f'{REJECTS} ({dotted(path)}.resources.requests: Invalid value: "{requests[key]}": {rule})'
+                f'{REJECTS} ({field_path(path)}.resources.requests: Invalid value: "{requests[key]}": {rule})'
             )
-            self.error(req_by[0] if req_by else None, message, "request-above-limit")
+            self.error(req_by[0] if req_by else None, message, codes.REQUEST_ABOVE_LIMIT)
 
     def env(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         env = [e for e in container.get("env") or [] if isinstance(e, dict)]
@@ -191,8 +189,8 @@ class PodCheck:
             kinds = (["value"] if item.get("value") not in (None, "") else []) + (["valueFrom"] if value_from else [])
             inner = [k for k in ENV_SOURCES if value_from.get(k) is not None]
             if len(kinds) > 1 or len(inner) > 1:
-                places = self.blame.item_places(name, "env", "name", var)
-                where = f"{dotted(path)}.env[{i}].valueFrom"
+                places = self.blame.item_places(name, "env", var)
+                where = f"{field_path(path)}.env[{i}].valueFrom"
                 if len(kinds) > 1:
                     self.two_kinds(
                         f"env var {var} of container {name}",
@@ -233,7 +231,7 @@ class PodCheck:
                     message = f"container {name}: $({var}) refers to env var {var}, which env defines only after this entry; Kubernetes expands only earlier entries and leaves the text $({var}) as it is"
                 else:
                     message = f"container {name}: $({var}) refers to an env var no env entry defines; Kubernetes leaves the text $({var}) as it is"
-                self.found.append(self.blame.text_at(f"$({var})", WARNING, message, "undefined-env-ref"))
+                self.found.append(self.blame.text_at(f"$({var})", WARNING, message, codes.UNDEFINED_ENV_REF))
 
     def handlers(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         checks = [(p, get(container, (p,)), PROBE_HANDLERS, "handler type") for p in PROBES]
@@ -248,7 +246,7 @@ class PodCheck:
             if len(kinds) > 1:
                 sub = tuple(field.split("."))
                 here = [Place(p.source, p.keys + sub) for p in self.places(name)]
-                rejection = f"{dotted(path)}.{field}.{kinds[1]}: Forbidden: may not specify more than 1 {noun}"
+                rejection = f"{field_path(path)}.{field}.{kinds[1]}: Forbidden: may not specify more than 1 {noun}"
                 self.two_kinds(
                     f"{field} of container {name}",
                     kinds,
@@ -258,7 +256,7 @@ class PodCheck:
                 )
 
     def port_place(self, container: str, port: dict[str, Any]) -> list[Place]:
-        return self.blame.item_places(container, "ports", "containerPort", port.get("containerPort"))
+        return self.blame.item_places(container, "ports", port.get("containerPort"))
 
     def ports(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
         names: dict[str, dict[str, Any]] = {}
@@ -266,7 +264,7 @@ class PodCheck:
         for i, port in enumerate(container.get("ports") or []):
             if not isinstance(port, dict):
                 continue
-            where = f"{dotted(path)}.ports[{i}]"
+            where = f"{field_path(path)}.ports[{i}]"
             label = port.get("name")
             if isinstance(label, str) and label in names:
                 mine, theirs = self.port_place(name, port), self.port_place(name, names[label])
@@ -276,7 +274,7 @@ class PodCheck:
                     f"(set by {sides(theirs[:1])}) and containerPort {port.get('containerPort')} (set by {sides(mine[:1])}); "
                     f'{REJECTS} ({where}.name: Duplicate value: "{label}")'
                 )
-                self.error(both[0] if both else None, message, "duplicate-port")
+                self.error(both[0] if both else None, message, codes.DUPLICATE_PORT)
             elif isinstance(label, str) and label:
                 names[label] = port
                 if not PORT_NAME.match(label):
@@ -284,13 +282,13 @@ class PodCheck:
                     self.error(
                         found[0] if found else None,
                         f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({where}.name: Invalid value: "{label}": {PORT_RULE})',
-                        "invalid-name",
+                        codes.INVALID_NAME,
                     )
             key = (port.get("containerPort"), port.get("protocol", "TCP"))
             if key in keys:
                 found = self.port_place(name, port)
                 message = f'container {name}: containerPort {key[0]}/{key[1]} is listed twice ({sides(found)}); Kubernetes accepts the pod with the warning "{where}: duplicate port definition", and server-side apply rejects it'
-                self.found.append(self.blame.at(found[0] if found else None, WARNING, message, "duplicate-port"))
+                self.found.append(self.blame.at(found[0] if found else None, WARNING, message, codes.DUPLICATE_PORT))
             keys.add(key)
             host = (port.get("hostPort"), key[1], port.get("hostIP", ""))
             if isinstance(host[0], int) and host[0] > 0:
@@ -299,7 +297,7 @@ class PodCheck:
                     self.error(
                         found[0] if found else None,
                         f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({where}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
-                        "duplicate-port",
+                        codes.DUPLICATE_PORT,
                     )
                 self.host_ports.add(host)
 
@@ -309,7 +307,7 @@ def object_name(isvc: Obj, obj: dict[str, Any]) -> list[Diagnostic]:
     if not name or is_dns_subdomain(name):
         return []
     message = f'{obj.get("kind")} name "{name}" made from InferenceService {isvc.name} is not valid; Kubernetes rejects it (metadata.name: Invalid value: "{name}": {SUBDOMAIN_RULE})'
-    return [isvc.diag(ERROR, message, "metadata", "name", code="invalid-name")]
+    return [isvc.diag(ERROR, message, "metadata", "name", code=codes.INVALID_NAME)]
 
 
 def runner_name(ctx: Context, component: str) -> str:

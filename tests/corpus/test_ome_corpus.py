@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from omerender.selection import matcher
+from omerender.selection import matching
 
 REPO = Path(__file__).resolve().parents[2]
 OME = REPO.parent / "shared" / "ome"
@@ -72,16 +72,16 @@ def models_with_metadata() -> dict[str, dict[str, Any]]:
 @cache
 def accepted_pairs() -> list[tuple[str, str, Path, dict[str, Any]]]:
     """(runtime, model, runtime file, runtime spec) for every pair OME's ValidateRuntime accepts."""
-    models = {name: matcher.apply_format_defaults(spec) for name, spec in models_with_metadata().items()}
+    models = {name: matching.apply_format_defaults(spec) for name, spec in models_with_metadata().items()}
     pairs = []
     for path in kept_runtime_files():
         for doc in _docs(path):
-            spec = matcher.apply_format_defaults(doc["spec"])
+            spec = matching.apply_format_defaults(doc["spec"])
             architectures = {e.get("modelArchitecture") for e in spec.get("supportedModelFormats") or []}
             for model, model_spec in sorted(models.items()):
                 if model_spec.get("modelArchitecture") not in architectures:
                     continue  # OME's architecture rule (both unset or equal) fails for every entry
-                if matcher.validate_named_runtime(doc["metadata"]["name"], spec, False, model_spec) is None:
+                if matching.validate_named_runtime(doc["metadata"]["name"], spec, False, model_spec) is None:
                     pairs.append((doc["metadata"]["name"], model, path, doc["spec"]))
     return pairs
 

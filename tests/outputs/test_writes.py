@@ -199,3 +199,15 @@ def test_a_report_file_inside_an_input_folder_is_refused(run_cli, tmp_path) -> N
     assert result.exit_code == 2 and result.stdout == ""
     assert "--report-file" in result.stderr and "refusing to write there" in result.stderr
     assert not (manifests / "report.yaml").exists()
+
+
+@pytest.mark.parametrize("where", ["missing/dir/s.yaml", "afile/s.yaml"])
+def test_an_unwritable_status_file_is_a_one_line_user_error(run_cli, tmp_path: Path, where: str) -> None:
+    inputs = _inputs(tmp_path)
+    (tmp_path / "afile").write_text("not a folder\n", encoding="utf-8")
+    target = tmp_path / where
+    result = run_cli("build", str(inputs), "--status-file", str(target))
+    assert result.exit_code == 1, result
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"omerender: error: {target}: cannot "), result
+    assert not (tmp_path / "missing").exists()

@@ -12,23 +12,25 @@ from typing import Any
 import pytest
 import yaml
 
-from omerender.selection.matcher import (
+from omerender.selection.matching import (
     NO_AUTOSELECT,
     NON_POSITIVE_SCORE,
-    Candidate,
     OMEPanic,
-    Ranked,
     accelerator_compatible,
     apply_format_defaults,
+    incompatibility,
+    validate_named_runtime,
+)
+from omerender.selection.scoring import (
+    Candidate,
+    Ranked,
     compare_ranked,
     format_score,
-    incompatibility,
-    parse_model_size,
     runtime_score,
     select_runtime,
     supported_format_index,
-    validate_named_runtime,
 )
+from omerender.selection.versions import parse_model_size
 
 OME = Path(__file__).resolve().parents[2] / ".." / "shared" / "ome"
 DROP = object()
@@ -105,7 +107,7 @@ def entry(**changes: Any) -> dict:
         ("1e400B", 0.0),
         (None, 0.0),
     ],
-    ids=lambda v: repr(v),
+    ids=repr,
 )
 def test_parse_model_size(text: str | None, expected: float) -> None:
     assert parse_model_size(text) == expected

@@ -272,12 +272,39 @@ def _sarif_result(rule: str, level: str, text: str, uri: str, line: int, col: in
     return {"ruleId": rule, "level": level, "message": {"text": text}, "locations": [location]}
 
 
+# Rules come from the code catalogue (omerender/codes.py): its summary, what it mirrors, its level.
+_RULES: dict[str, dict[str, Any]] = {
+    "ParentNotFound": {
+        "id": "ParentNotFound",
+        "shortDescription": {"text": "an ome.io/inherit-from parent does not exist where OME looks"},
+        "help": {"text": "Mirrors: spec: What admission checks"},
+        "defaultConfiguration": {"level": "error"},
+    },
+    "omerender": {
+        "id": "omerender",
+        "shortDescription": {"text": "a finding without a more specific code"},
+        "help": {"text": "Mirrors: omerender"},
+        "defaultConfiguration": {"level": "error"},
+    },
+}
+
+
+def _generic_rule(code: str) -> dict[str, Any]:
+    """A code the catalogue does not list (only tests write those) describes itself."""
+    return {
+        "id": code,
+        "shortDescription": {"text": code},
+        "help": {"text": "Mirrors: omerender"},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
 def _sarif_log(rules: list[str], results: list[dict[str, Any]], omitted: int) -> dict[str, Any]:
     driver = {
         "name": "omerender",
         "version": "0.1.0",
         "informationUri": "https://github.com/omerender/omerender",
-        "rules": [{"id": rule, "shortDescription": {"text": rule}} for rule in rules],
+        "rules": [_RULES.get(rule) or _generic_rule(rule) for rule in rules],
     }
     run = {
         "tool": {"driver": driver},

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from omerender.admission.schema import KINDS, SchemaIssue, check, dotted
+from omerender.admission.schema import KINDS, SchemaIssue, check
+from omerender.diagnostics import field_path as dotted
 
 REPO = Path(__file__).resolve().parents[2]
 OME = REPO.parent / "shared" / "ome"

@@ -12,6 +12,7 @@ import yaml
 
 from omerender import compiled_schema
 from omerender.admission import schema
+from omerender.data import copy, drop_nulls
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False}
@@ -97,7 +98,8 @@ def test_fast_pass_means_jsonschema_finds_nothing(cache: Path) -> None:
     passed = rejected = 0
     for obj in objects:
         for case in _mutations(obj):
-            instance = schema._drop_nulls(case)
+            instance = copy(case)
+            drop_nulls(instance)
             kind = case["kind"]
             schema._seen[kind] = schema.COMPILE_AFTER  # take the fast path
             errors = list(schema._validator(kind).iter_errors(instance))

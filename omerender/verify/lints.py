@@ -1,7 +1,7 @@
-"""OME behaviours that are reported rather than hidden: runtime lints, accelerator classes, selection notes.
+"""Runtime lints: OME behaviours reported rather than hidden, found on the runtimes alone.
 
 Each finding is a located Diagnostic. Sources: ome-selection §1.4 (one-sided ``modelSizeRange``
-panics), §1.8-1.10 (ranking), §7 (templates), §2.5 of ome-rendering (AcceleratorClass).
+panics), §7 (templates), §2.5 of ome-rendering (AcceleratorClass).
 """
 
 from __future__ import annotations
@@ -9,17 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
-from omerender.load.reader import Obj
+from omerender.load.obj import Obj
+from omerender.ome import CONFIG_FIELD
 from omerender.render.placeholders import scan
-from omerender.render.pod import CONFIG_FIELD
-from omerender.resolve.index import Universe
+from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import Chain, parent_name
-from omerender.selection import matcher
 
 CONFIGS = tuple(CONFIG_FIELD.values())
-ACCELERATOR_ANNOTATION = "ome.io/accelerator-class"
-MAX_LISTED_EXCLUSIONS = 10
 _LINT_META = {"name": "n", "namespace": "ns", "labels": {}, "annotations": {}}
 
 
@@ -72,7 +70,7 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
                     f"through Go's html/template, so every InferenceService using runtime {runtime.name} fails with "
                     '"failed to replace placeholders in container"; move the text into a ConfigMap-backed env or file'
                 )
-                out.append(runtime.diag(WARNING, message, *path, code="runtime-template"))
+                out.append(runtime.diag(WARNING, message, *path, code=codes.RUNTIME_TEMPLATE))
     return out
 
 
@@ -100,21 +98,21 @@ def size_range_finding(runtime: Obj, chain: Chain | None, auto_selecting: bool =
             "panic) for any model with modelParameterSize whose format this runtime supports"
         )
         return runtime.diag(
-            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code="size-range-one-sided"
+            WARNING if auto_selecting else INFO, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED
         )
     message = (
         f"modelSizeRange sets no {missing[0]}: OME's matcher dereferences both bounds, so the controller crashes "
         f"(nil-pointer panic) when it checks a model with modelParameterSize against runtime {runtime.name}; set both"
     )
-    return runtime.diag(ERROR, message, "spec", "modelSizeRange", code="size-range-one-sided")
+    return runtime.diag(ERROR, message, "spec", "modelSizeRange", code=codes.SIZE_RANGE_ONE_SIDED)
 
 
-def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnostic]:
+def runtime_lints(universe: Universe, chains: dict[str, Chain]) -> list[Diagnostic]:
     """Per-runtime findings, reported whether or not an InferenceService uses the runtime."""
     out: list[Diagnostic] = []
     auto_selecting = _auto_selecting(universe)
     for runtime in universe.all_runtimes():
-        found = size_range_finding(runtime, chains.get(id(runtime)), auto_selecting)
+        found = size_range_finding(runtime, chains.get(runtime_key(runtime)), auto_selecting)
         if found is not None:
             out.append(found)
         if runtime.spec.get("acceleratorRequirements") is not None:
@@ -126,98 +124,8 @@ def runtime_lints(universe: Universe, chains: dict[int, Chain]) -> list[Diagnost
                     "env/args overrides (and no PARALLELISM_SIZE) in a cluster, none of which is rendered",
                     "spec",
                     "acceleratorRequirements",
-                    code="accelerator-not-modelled",
+                    code=codes.ACCELERATOR_NOT_MODELLED,
                 )
             )
         out.extend(template_findings(runtime))
-    return out
-
-
-def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """The union of accelerator classes an InferenceService requires, and where each is written."""
-    classes: list[str] = []
-    where: list[tuple[Any, ...]] = []
-    annotations = (body.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(ACCELERATOR_ANNOTATION):
-        classes.append(str(annotations[ACCELERATOR_ANNOTATION]))
-        where.append(("metadata", "annotations", ACCELERATOR_ANNOTATION))
-    spec = body.get("spec") or {}
-    for keys in (("acceleratorSelector",), ("engine", "acceleratorOverride"), ("decoder", "acceleratorOverride")):
-        part: Any = spec
-        for key in keys:
-            part = part.get(key) if isinstance(part, dict) else None
-        if isinstance(part, dict) and part.get("acceleratorClass"):
-            classes.append(str(part["acceleratorClass"]))
-            where.append(("spec", *keys, "acceleratorClass"))
-    return classes, where
-
-
-def accelerator_findings(
-    isvc: Obj, body: dict[str, Any], runtime_name: str, runtime_spec: dict[str, Any], model_name: str
-) -> list[Diagnostic]:
-    classes, where = required_classes(body)
-    selector = (body.get("spec") or {}).get("acceleratorSelector")
-    policy = selector.get("policy") if isinstance(selector, dict) else None
-    if not classes and not policy:
-        return []
-    keys = where[0] if where else ("spec", "acceleratorSelector", "policy")
-    named = bool(((body.get("spec") or {}).get("runtime") or {}).get("name"))
-    wanted = ", ".join(classes) if classes else f"policy {policy}"
-    out = [
-        isvc.diag(
-            WARNING,
-            f"InferenceService asks for accelerator class {wanted}, but omerender does not model AcceleratorClasses: the "
-            "rendered pods lack what a resolved class adds (resources, nodeSelector, affinity, env/args overrides) and "
-            "carry PARALLELISM_SIZE, which OME omits when a class resolves",
-            *keys,
-            code="accelerator-not-modelled",
-        )
-    ]
-    if classes and not matcher.accelerator_compatible(runtime_spec, classes):
-        if named:
-            message = (
-                f"Runtime {runtime_name} does not support model {model_name}: runtime {runtime_name} does not support "
-                f"model : {matcher.ACCELERATOR_REASON}"
-            )
-            out.append(isvc.diag(ERROR, message, *keys, code="RuntimeValidationError"))
-        else:
-            message = (
-                f"OME's auto-selection excludes every runtime whose acceleratorRequirements.acceleratorClasses lacks "
-                f"{wanted} ({matcher.ACCELERATOR_REASON}), so it would not select {runtime_name}"
-            )
-            out.append(isvc.diag(ERROR, message, *keys, code="RuntimeSelectionError"))
-    return out
-
-
-def selection_notes(isvc: Obj, selection: matcher.Selection) -> list[Diagnostic]:
-    """Runner-ups and compatible-but-skipped runtimes, as informational notes (shown with ``-v``)."""
-    out: list[Diagnostic] = []
-    width = len(str(len(selection.ranked)))
-    for place, ranked in enumerate(selection.ranked[1:], start=2):
-        scope = "ServingRuntime" if ranked.namespaced else "ClusterServingRuntime"
-        distance = "" if ranked.size_distance is None else f", size distance {ranked.size_distance:g}"
-        out.append(
-            isvc.diag(
-                INFO,
-                f"runner-up #{place:0{width}d}: {scope} {ranked.name} (score {ranked.score:g}{distance})",
-                "spec",
-                code="runtime-runner-up",
-            )
-        )
-    for name, reason in selection.skipped:
-        out.append(
-            isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code="runtime-skipped")
-        )
-    if len(selection.excluded) <= MAX_LISTED_EXCLUSIONS:
-        for name, reason in selection.excluded:
-            out.append(isvc.diag(INFO, f"{name} is excluded: {reason}", "spec", code="runtime-excluded"))
-    else:
-        out.append(
-            isvc.diag(
-                INFO,
-                f"{len(selection.excluded)} runtimes are excluded as incompatible",
-                "spec",
-                code="runtime-excluded",
-            )
-        )
     return out

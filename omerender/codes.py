@@ -1,0 +1,213 @@
+"""The catalogue of diagnostic codes: every code a Diagnostic carries is declared here, once.
+
+Each entry gives the usual severity, a one-line description, and what it mirrors: the spec section
+(``spec: ...`` in ../shared/spec/runtime-inheritance.txt), OME's condition or event reason, or the
+Kubernetes rule. Reports (SARIF ``rules``) and the README's table are generated from this table;
+``tests/unit/test_codes.py`` fails when a module writes a code inline or the README is stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from omerender.diagnostics import ERROR, INFO, WARNING, Severity
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    code: str
+    severity: Severity
+    summary: str
+    mirrors: str
+
+
+CATALOGUE: dict[str, CodeInfo] = {}
+
+
+def _code(code: str, severity: Severity, summary: str, mirrors: str = "omerender") -> str:
+    CATALOGUE[code] = CodeInfo(code, severity, summary, mirrors)
+    return code
+
+
+# Inheritance chains (InheritanceReady reasons and the webhook's profile rule).
+PARENT_NOT_FOUND = _code(
+    "ParentNotFound",
+    ERROR,
+    "an ome.io/inherit-from parent does not exist where OME looks",
+    "spec: What admission checks",
+)
+INHERITANCE_CYCLE = _code("InheritanceCycle", ERROR, "the chain names a runtime twice", "spec: What admission checks")
+MAX_DEPTH_EXCEEDED = _code(
+    "MaxDepthExceeded", ERROR, "the chain holds more than five runtimes", "spec: What admission checks"
+)
+RESOLVER_ERROR = _code(
+    "ResolverError", ERROR, "the chain fails to resolve for another reason", "spec: When a chain breaks"
+)
+PROFILE_NOT_DISABLED = _code(
+    "ProfileNotDisabled",
+    ERROR,
+    'a runtime annotated ome.io/runtime-profile: "true" does not set disabled: true',
+    "spec: What admission checks",
+)
+
+# InferenceService events and conditions (OME's controller).
+RUNTIME_VALIDATION_ERROR = _code(
+    "RuntimeValidationError",
+    ERROR,
+    "the named runtime is disabled, does not support the model, or its chain is broken",
+    "OME event RuntimeValidationError; spec: When a chain breaks",
+)
+RUNTIME_SELECTION_ERROR = _code(
+    "RuntimeSelectionError", ERROR, "auto-selection finds no runtime for the model", "OME event RuntimeSelectionError"
+)
+RUNTIME_FETCH_ERROR = _code(
+    "RuntimeFetchError",
+    ERROR,
+    "the runtime cannot be fetched: missing, or a broken chain with no spec.model",
+    "OME event RuntimeFetchError",
+)
+RUNTIME_PIN_ERROR = _code(
+    "RuntimePinError",
+    ERROR,
+    "a pinned revision or an autoSync: false snapshot cannot be used",
+    "OME event RuntimePinError; spec: When a parent changes",
+)
+RUNTIME_DRIFTED = _code(
+    "RuntimeDrifted",
+    WARNING,
+    "a pinned InferenceService's live merged runtime differs from its snapshot (RevisionMismatch)",
+    "OME condition RuntimeDrifted; spec: When a parent changes",
+)
+MODEL_RECONCILE_ERROR = _code(
+    "ModelReconcileError", ERROR, "the InferenceService's model is missing or unusable", "OME event ModelReconcileError"
+)
+MODEL_CONFIG_ERROR = _code(
+    "ModelConfigError", ERROR, "the model ConfigMap cannot be built", "OME model config reconciler"
+)
+DEPLOYMENT_MODE_ERROR = _code(
+    "DeploymentModeError",
+    ERROR,
+    "the components ask for a deployment mode OME refuses",
+    "OME event DeploymentModeError",
+)
+
+# Reading input.
+INPUT_MISSING = _code("input-missing", ERROR, "an input path does not exist")
+INPUT_UNREADABLE = _code("input-unreadable", ERROR, "an input file cannot be read")
+FILE_TOO_LARGE = _code("file-too-large", ERROR, "an input file is over --max-file-size")
+SPECIAL_FILE = _code("special-file", WARNING, "a FIFO, socket or device among the inputs is skipped")
+SYMLINK_OUTSIDE = _code("symlink-outside", ERROR, "a symlink points outside the given paths")
+SYMLINK_SKIPPED = _code("symlink-skipped", WARNING, "a symlinked directory is not followed")
+ENCODING = _code("encoding", ERROR, "a file is not valid UTF-8")
+YAML_SYNTAX = _code("yaml-syntax", ERROR, "malformed YAML, a duplicate key, or a file beyond the node and alias limits")
+YAML_DEPTH = _code("yaml-depth", ERROR, "a document nests too deeply to read")
+NOT_A_MAPPING = _code("not-a-mapping", ERROR, "a document is not a mapping")
+MISSING_KIND = _code("missing-kind", ERROR, "a document has no kind")
+MISSING_NAME = _code("missing-name", ERROR, "an OME object has no metadata.name, or a name that is not a string")
+API_VERSION = _code("api-version", ERROR, "an OME kind with an apiVersion other than ome.io/v1beta1", "OME CRDs")
+DUPLICATE_OBJECT = _code("duplicate-object", ERROR, "two inputs define the same object", "API server object identity")
+MODEL_METADATA = _code("model-metadata", ERROR, "the --model-metadata file is invalid, or notes on how it applied")
+MODEL_METADATA_MISSING = _code(
+    "model-metadata-missing", WARNING, "a model lacks the fields the model agent fills, so it cannot be checked"
+)
+
+# Admission: schemas, names, webhook defaults.
+SCHEMA = _code("schema", ERROR, "an OME object fails its CRD schema", "OME CRDs (API server validation)")
+UNKNOWN_FIELD = _code(
+    "unknown-field",
+    WARNING,
+    "a field the CRD does not declare; the API server would drop it",
+    "kubectl field validation",
+)
+INVALID_NAME = _code(
+    "invalid-name", ERROR, "a name or namespace that is not a valid DNS label or subdomain", "Kubernetes"
+)
+REPLICAS_OVERRIDDEN = _code(
+    "replicas-overridden",
+    WARNING,
+    "replicas the runtime sets are overridden by OME's webhook defaults",
+    "OME isvc defaulter",
+)
+DECODER_WITHOUT_ENGINE = _code("decoder-without-engine", ERROR, "a decoder without an engine", "OME isvc validator")
+
+# Runtime lints.
+SIZE_RANGE_ONE_SIDED = _code(
+    "size-range-one-sided",
+    WARNING,
+    "a modelSizeRange with only min or max, on which OME's matcher crashes",
+    "OME matcher",
+)
+RUNTIME_TEMPLATE = _code("runtime-template", WARNING, "a {{ }} in a runtime that OME's template step will not fill")
+ACCELERATOR_NOT_MODELLED = _code(
+    "accelerator-not-modelled", WARNING, "an AcceleratorClass is involved, whose effects are not rendered"
+)
+OME_PANIC = _code("ome-panic", ERROR, "input on which OME's controller itself would crash", "OME controller")
+
+# Selection notes.
+RUNTIME_SELECTED = _code("runtime-selected", INFO, "which runtime auto-selection picked, and why", "OME selector")
+RUNTIME_RUNNER_UP = _code("runtime-runner-up", INFO, "a runtime auto-selection ranked below the one it picked")
+RUNTIME_SKIPPED = _code("runtime-skipped", INFO, "a compatible runtime auto-selection does not consider")
+RUNTIME_EXCLUDED = _code("runtime-excluded", INFO, "a runtime auto-selection excludes as incompatible")
+SELECTION_TIE = _code("selection-tie", WARNING, "two runtimes tie, and OME's choice depends on list order")
+SELECTED_RUNTIME_INHERITS = _code(
+    "selected-runtime-inherits",
+    WARNING,
+    "auto-selection picks a child runtime, which OME renders without inheritance",
+    "spec: When the merged spec applies",
+)
+
+# Rendering.
+DEPLOYMENT_MODE = _code("deployment-mode", INFO, "the deployment mode each component renders in")
+UNSUPPORTED_DEPLOYMENT_MODE = _code("unsupported-deployment-mode", ERROR, "a deployment mode omerender does not render")
+VIRTUAL_DEPLOYMENT = _code(
+    "virtual-deployment", INFO, "a VirtualDeployment InferenceService, for which OME renders nothing"
+)
+INGRESS_NOT_RENDERED = _code("ingress-not-rendered", WARNING, "ingress is asked for, and not rendered")
+AUTOSCALER_CLASS_CODE = _code(
+    "autoscaler-class", ERROR, "an ome.io/autoscalerClass OME does not know", "OME controller"
+)
+PDB_BOTH_BOUNDS = _code("pdb-both-bounds", ERROR, "a PodDisruptionBudget with both minAvailable and maxUnavailable")
+ROUTER_CONFIG_ORDER = _code(
+    "router-config-order", INFO, "router config env entries are sorted; OME's Go map order varies"
+)
+RUNNER_WITHOUT_NAME = _code(
+    "runner-without-name", ERROR, "a component runner without a name; OME's merge empties the container name"
+)
+NO_CONTAINERS = _code("no-containers", ERROR, "a component renders a pod without containers", "Kubernetes")
+PLACEHOLDER = _code(
+    "placeholder", ERROR, "a {{ }} template action OME's placeholder step cannot fill", "OME controller"
+)
+
+# Kubernetes rejections of merged or rendered objects.
+REQUEST_ABOVE_LIMIT = _code("request-above-limit", ERROR, "a resource request above its limit", "Kubernetes")
+MERGED_TWO_KINDS = _code(
+    "merged-two-kinds", ERROR, "a merge leaves a volume, env var or probe with two kinds of source", "Kubernetes"
+)
+DUPLICATE_CONTAINER = _code("duplicate-container", ERROR, "two containers with one name in a pod", "Kubernetes")
+DUPLICATE_VOLUME = _code("duplicate-volume", ERROR, "two volumes with one name in a pod", "Kubernetes")
+DUPLICATE_PORT = _code("duplicate-port", ERROR, "two ports with one name or number in a container", "Kubernetes")
+UNDEFINED_ENV_REF = _code("undefined-env-ref", WARNING, "a $(VAR) no env entry defines", "Kubernetes")
+KUBE_SCHEMA = _code("kube-schema", ERROR, "a rendered object fails its Kubernetes schema", "Kubernetes OpenAPI")
+
+# Lifecycle.
+LOCK_INVALID = _code("lock-invalid", ERROR, "omerender.lock cannot be read or used")
+RUNTIME_NOT_LOCKED = _code("runtime-not-locked", WARNING, "an InferenceService with no entry in the lock")
+RUNTIME_ROLLOUT = _code("runtime-rollout", INFO, "an InferenceService that follows its live runtime rolls out")
+
+# Output.
+DUPLICATE_OUTPUT = _code("duplicate-output", ERROR, "two emitted objects share one identity")
+FLUX_SUBSTITUTION = _code("flux-substitution", WARNING, "a ${...} Flux's post-build substitution would change")
+
+FALLBACK = _code("omerender", ERROR, "a finding without a more specific code")
+
+
+def describe(code: str) -> CodeInfo:
+    """The catalogue entry for ``code``; an unknown code (only tests write those) gets a generic one."""
+    return CATALOGUE.get(code) or CodeInfo(code, ERROR, code, "omerender")
+
+
+def markdown_table() -> str:
+    """The README's table of codes, one row per code in catalogue order."""
+    rows = ["| code | severity | meaning | mirrors |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{c.code}` | {c.severity} | {c.summary} | {c.mirrors} |" for c in CATALOGUE.values()]
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,50 @@
+"""The one data type every stage passes around: an input document and where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from omerender.diagnostics import Diagnostic, Severity, json_path
+from omerender.load.yamlio import position
+from omerender.ome import API_VERSION, KINDS
+
+
+@dataclass
+class Obj:
+    """One YAML document from the input, with what is needed to point back into its file."""
+
+    path: str
+    index: int
+    body: dict[str, Any]
+    node: Any
+    namespace: str = ""
+
+    @property
+    def kind(self) -> str:
+        return str(self.body.get("kind", ""))
+
+    @property
+    def name(self) -> str:
+        return str((self.body.get("metadata") or {}).get("name", ""))
+
+    @property
+    def is_ome(self) -> bool:
+        return self.kind in KINDS and self.body.get("apiVersion") == API_VERSION
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        spec = self.body.get("spec")
+        return spec if isinstance(spec, dict) else {}
+
+    @property
+    def annotations(self) -> dict[str, Any]:
+        ann = (self.body.get("metadata") or {}).get("annotations")
+        return ann if isinstance(ann, dict) else {}
+
+    def at(self, *keys: Any) -> tuple[int, int]:
+        return position(self.node, keys)
+
+    def diag(self, severity: Severity, message: str, *keys: Any, code: str = "") -> Diagnostic:
+        line, col = self.at(*keys)
+        return Diagnostic(self.path, line, col, severity, message, code, json_path(keys))

@@ -1,0 +1,44 @@
+"""Why auto-selection chose what it chose: runner-ups, skipped and excluded runtimes, as notes (ome-selection §1.8-1.10)."""
+
+from __future__ import annotations
+
+from omerender import codes
+from omerender.diagnostics import INFO, Diagnostic
+from omerender.load.obj import Obj
+from omerender.selection.scoring import Selection
+
+MAX_LISTED_EXCLUSIONS = 10
+
+
+def selection_notes(isvc: Obj, selection: Selection) -> list[Diagnostic]:
+    """Runner-ups and compatible-but-skipped runtimes, as informational notes (shown with ``-v``)."""
+    out: list[Diagnostic] = []
+    width = len(str(len(selection.ranked)))
+    for place, ranked in enumerate(selection.ranked[1:], start=2):
+        scope = "ServingRuntime" if ranked.namespaced else "ClusterServingRuntime"
+        distance = "" if ranked.size_distance is None else f", size distance {ranked.size_distance:g}"
+        out.append(
+            isvc.diag(
+                INFO,
+                f"runner-up #{place:0{width}d}: {scope} {ranked.name} (score {ranked.score:g}{distance})",
+                "spec",
+                code=codes.RUNTIME_RUNNER_UP,
+            )
+        )
+    for name, reason in selection.skipped:
+        out.append(
+            isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code=codes.RUNTIME_SKIPPED)
+        )
+    if len(selection.excluded) <= MAX_LISTED_EXCLUSIONS:
+        for name, reason in selection.excluded:
+            out.append(isvc.diag(INFO, f"{name} is excluded: {reason}", "spec", code=codes.RUNTIME_EXCLUDED))
+    else:
+        out.append(
+            isvc.diag(
+                INFO,
+                f"{len(selection.excluded)} runtimes are excluded as incompatible",
+                "spec",
+                code=codes.RUNTIME_EXCLUDED,
+            )
+        )
+    return out
