@@ -6,6 +6,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -50,7 +51,7 @@ def validator_cache_dir() -> str | None:
     if given is not None:
         return given or None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "omerender", "validators")
+    return str(Path(base) / "omerender" / "validators")
 
 
 def stdin() -> bytes:
