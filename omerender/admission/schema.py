@@ -16,7 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, cast
 
-from omerender import compiled_schema
+from omerender.admission import compiled as compiled_schema
 from omerender.data import copy, drop_nulls
 from omerender.diagnostics import field_path
 

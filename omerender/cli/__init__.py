@@ -20,7 +20,7 @@ def main() -> None:
     Exit codes: 0 success (warnings allowed), 1 findings, 2 usage error, 3 internal error.
     diff has its own: see omerender diff --help.
     """
-    from omerender import compiled_schema
+    from omerender.admission import compiled as compiled_schema
     from omerender.cli.common import validator_cache_dir
 
     compiled_schema.set_cache_dir(validator_cache_dir())

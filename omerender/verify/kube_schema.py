@@ -19,7 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from omerender import codes, compiled_schema
+from omerender import codes
+from omerender.admission import compiled as compiled_schema
 from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj

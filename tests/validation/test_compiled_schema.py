@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from omerender import compiled_schema
+from omerender.admission import compiled as compiled_schema
 from omerender.admission import schema
 from omerender.data import copy, drop_nulls
 
