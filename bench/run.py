@@ -69,6 +69,10 @@ class Result:
     omerender_runs: list[float] = field(default_factory=list)
     floor_runs: list[float] = field(default_factory=list)
     c_floor_runs: list[float] = field(default_factory=list)
+    cpu_runs: dict[str, list[float]] = field(default_factory=dict)  # "omerender", "floor", "c_floor"
+
+    def cpu(self, what: str) -> float:
+        return min(self.cpu_runs.get(what) or [float("nan")])
 
     @property
     def ratio(self) -> float:
@@ -79,7 +83,8 @@ class Result:
         return self.omerender_seconds / self.c_floor_seconds
 
 
-PEAK_RSS_MB: dict[str, float] = {}  # of the last run of each command, by its first distinct argument
+PEAK_RSS_MB: dict[str, float] = {}  # of the last run of each command, by the command line
+CPU_SECONDS: dict[str, float] = {}  # user + system CPU of the last run of each command (less noisy than wall)
 
 
 def run_timed(cmd: list[str], stdout_path: Path | None) -> tuple[float, subprocess.CompletedProcess[bytes]]:
@@ -97,6 +102,7 @@ def run_timed(cmd: list[str], stdout_path: Path | None) -> tuple[float, subproce
         err.seek(0)
         proc = subprocess.CompletedProcess(cmd, child.returncode, b"", err.read())
     PEAK_RSS_MB[" ".join(cmd)] = usage.ru_maxrss / 1024  # KiB on Linux
+    CPU_SECONDS[" ".join(cmd)] = usage.ru_utime + usage.ru_stime
     return elapsed, proc
 
 
@@ -189,10 +195,13 @@ def time_round(case: Case, round_no: int, repeat: int) -> None:
         raise fail("omerender build", case.om, proc)
     r.omerender_runs.append(elapsed)
     r.omerender_peak_rss_mb = max(r.omerender_peak_rss_mb, PEAK_RSS_MB[" ".join(case.om)])
+    r.cpu_runs.setdefault("omerender", []).append(CPU_SECONDS[" ".join(case.om)])
     elapsed, proc = run_timed(case.c_floor, None)
     if proc.returncode != 0:
         raise fail("floor.py --json", case.c_floor, proc)
-    r.c_floor_runs.append(elapsed - parse_floor_report(proc)["preload_seconds"])
+    preload = parse_floor_report(proc)["preload_seconds"]
+    r.c_floor_runs.append(elapsed - preload)
+    r.cpu_runs.setdefault("c_floor", []).append(CPU_SECONDS[" ".join(case.c_floor)] - preload)
     r.c_floor_seconds = min(r.c_floor_runs)
     elapsed, proc = run_timed(case.floor, case.floor_out)
     if proc.returncode != 0:
@@ -201,6 +210,7 @@ def time_round(case: Case, round_no: int, repeat: int) -> None:
     preload = report["preload_seconds"]
     case.output_documents_seen.add(int(report["output_documents"]))
     r.floor_runs.append(elapsed - preload)
+    r.cpu_runs.setdefault("floor", []).append(CPU_SECONDS[" ".join(case.floor)] - preload)
     r.floor_preload_seconds = max(r.floor_preload_seconds, preload)
     r.omerender_seconds = min(r.omerender_runs)
     r.floor_seconds = min(r.floor_runs)
@@ -249,6 +259,12 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
             f"{r.c_floor_seconds:>7.3f}s  {r.c_ratio:>6.2f}x  {r.omerender_peak_rss_mb:>6.0f} MB"
         )
     lines.append("")
+    lines.append("CPU seconds (user + system; preload taken off), steadier than wall time on a busy machine:")
+    for r in results:
+        om, fl, cf = r.cpu("omerender"), r.cpu("floor"), r.cpu("c_floor")
+        lines.append(
+            f"  scale {r.scale}: omerender {om:.2f}s, floor {fl:.2f}s ({om / fl:.2f}x), C floor {cf:.2f}s ({om / cf:.2f}x)"
+        )
     lines.append(f"python -c pass: {startup:.3f}s (best of {repeat}; included in both columns)")
     lines.extend(f"warning: {w}" for w in warnings)
     for r in results:
