@@ -138,9 +138,6 @@ SIZE_RANGE_ONE_SIDED = _code(
     "OME matcher",
 )
 RUNTIME_TEMPLATE = _code("runtime-template", WARNING, "a {{ }} in a runtime that OME's template step will not fill")
-ACCELERATOR_NOT_MODELLED = _code(
-    "accelerator-not-modelled", WARNING, "an AcceleratorClass is involved, whose effects are not rendered"
-)
 OME_PANIC = _code("ome-panic", ERROR, "input on which OME's controller itself would crash", "OME controller")
 
 # Selection notes.
@@ -162,7 +159,6 @@ UNSUPPORTED_DEPLOYMENT_MODE = _code("unsupported-deployment-mode", ERROR, "a dep
 VIRTUAL_DEPLOYMENT = _code(
     "virtual-deployment", INFO, "a VirtualDeployment InferenceService, for which OME renders nothing"
 )
-INGRESS_NOT_RENDERED = _code("ingress-not-rendered", WARNING, "ingress is asked for, and not rendered")
 AUTOSCALER_CLASS_CODE = _code(
     "autoscaler-class", ERROR, "an ome.io/autoscalerClass OME does not know", "OME controller"
 )
@@ -176,6 +172,90 @@ RUNNER_WITHOUT_NAME = _code(
 NO_CONTAINERS = _code("no-containers", ERROR, "a component renders a pod without containers", "Kubernetes")
 PLACEHOLDER = _code(
     "placeholder", ERROR, "a {{ }} template action OME's placeholder step cannot fill", "OME controller"
+)
+
+# Controller configuration and the objects issue 12 added (OME 17b77eda; see the README's tables).
+CONTROLLER_CONFIG = _code(
+    "controller-config",
+    ERROR,
+    "inferenceservice-config holds a value OME's controller refuses, so its manager does not start",
+    "OME controllerconfig/configmap.go",
+)
+CONTROLLER_CONFIG_UNKNOWN = _code(
+    "controller-config-unknown",
+    WARNING,
+    "inferenceservice-config holds a key or field OME's controller does not read",
+    "OME controllerconfig/configmap.go",
+)
+CONTROLLER_CONFIG_POD_ONLY = _code(
+    "controller-config-pod-only",
+    INFO,
+    "an inferenceservice-config key read only by OME's pod webhook, which does not shape Deployments",
+    "OME webhook/admission/pod/mutator.go",
+)
+SERVERLESS_DEFAULT = _code(
+    "serverless-default",
+    INFO,
+    "the InferenceService-level mode resolves to Serverless, which does not change component workloads",
+    "OME utils/deployment.go",
+)
+ADMISSION_DENIED = _code(
+    "admission-denied",
+    ERROR,
+    "the defaulting webhook refuses the InferenceService (spec.predictor names no model)",
+    "OME isvc/inference_service_defaults.go",
+)
+INGRESS_ERROR = _code(
+    "IngressError", ERROR, "a host or the ingress strategy OME cannot build", "OME reconcilers/ingress"
+)
+GATEWAY_API_UNSUPPORTED = _code(
+    "gateway-api-unsupported",
+    ERROR,
+    "enableGatewayAPI: OME's HTTPRoute path panics or never builds working routes",
+    "OME ingress/builders/httproute_builder.go",
+)
+SERVERLESS_INGRESS = _code(
+    "serverless-ingress",
+    INFO,
+    "ingress for a Serverless entry component is an Istio VirtualService, which is not rendered",
+    "OME ingress/strategies/serverless_strategy.go",
+)
+ACCELERATOR_CLASS_ERROR = _code(
+    "AcceleratorClassError",
+    ERROR,
+    "the AcceleratorClass a component names does not exist",
+    "OME event AcceleratorClassError",
+)
+ACCELERATOR_POLICY_NOT_EMULATED = _code(
+    "accelerator-policy-not-emulated",
+    ERROR,
+    "an accelerator policy omerender does not emulate (BestFit, Cheapest, MostCapable)",
+    "OME acceleratorclassselector",
+)
+ACCELERATOR_CLASS = _code("accelerator-class", INFO, "the AcceleratorClass a component runs on", "OME selector.go")
+ACCELERATOR_PARTIAL = _code(
+    "accelerator-partial",
+    WARNING,
+    "part of an acceleratorConfig omerender does not apply (tensorParallelismOverride)",
+    "OME components/base.go",
+)
+FINE_TUNED_WEIGHT_ERROR = _code(
+    "FineTunedWeightError",
+    ERROR,
+    "the FineTunedWeight is missing, stacked or lacks configuration",
+    "OME components/base.go ReconcileFineTunedWeights",
+)
+FINE_TUNED_ADAPTER = _code(
+    "fine-tuned-adapter",
+    INFO,
+    "the fine-tuned-adapter init container is added to Pods by OME's webhook, not to the Deployment",
+    "OME webhook/admission/pod/fine_tuned_adapter_injector.go",
+)
+FINE_TUNED_NO_STRATEGY = _code(
+    "fine-tuned-no-strategy",
+    WARNING,
+    "a FineTunedWeight without hyperParameters.strategy leaves the engine without annotations",
+    "OME components/base.go ProcessBaseAnnotations",
 )
 
 # Kubernetes rejections of merged or rendered objects.
@@ -197,6 +277,19 @@ RUNTIME_ROLLOUT = _code("runtime-rollout", INFO, "an InferenceService that follo
 # Output.
 DUPLICATE_OUTPUT = _code("duplicate-output", ERROR, "two emitted objects share one identity")
 FLUX_SUBSTITUTION = _code("flux-substitution", WARNING, "a ${...} Flux's post-build substitution would change")
+
+# factor.
+FACTOR_PROOF = _code(
+    "factor-proof",
+    ERROR,
+    "factor's rewritten tree would not build, or would change a merged spec or a rendered object (a bug in factor)",
+)
+FACTOR_AUTO_SELECT = _code(
+    "factor-auto-select",
+    ERROR,
+    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by auto-selection",
+    "spec: When the merged spec applies",
+)
 
 FALLBACK = _code("omerender", ERROR, "a finding without a more specific code")
 

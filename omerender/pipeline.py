@@ -12,6 +12,7 @@ from omerender import codes, ome
 from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
+from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions, load
 from omerender.ome import INHERIT_FROM
@@ -38,6 +39,7 @@ class BuildOptions:
     model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
     strict: bool = False  # unknown fields in OME objects are errors, not warnings
     kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
+    controller_config: str | None = None  # --controller-config: a file holding the inferenceservice-config ConfigMap
 
 
 @dataclass
@@ -47,6 +49,7 @@ class BuildResult:
     objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Any = None  # lifecycle.Lifecycle: locked snapshots, pins, drift; None renders live
+    controller: controller_config.ControllerConfig = field(default_factory=controller_config.ControllerConfig)
 
     memo: dict[tuple[str, int, int], tuple[object, object, Any]] = field(default_factory=dict, repr=False)
 
@@ -67,7 +70,8 @@ def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
     """Workloads first (engine Deployments lead), then by kind, namespace and name."""
     meta = obj.get("metadata") or {}
     kind = str(obj.get("kind", ""))
-    return (0 if kind in WORKLOAD_KINDS else 1, kind, str(meta.get("namespace", "")), str(meta.get("name", "")))
+    workload = kind in WORKLOAD_KINDS or obj.get("apiVersion") == "serving.knative.dev/v1"  # a Knative Service too
+    return (0 if workload else 1, kind, str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
 def _model_for(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:
@@ -103,8 +107,7 @@ def _named_runtime(result: BuildResult, isvc: Obj, model: Obj, name: str) -> tup
         message = f"Runtime {name} does not support model {model_name}: {chain.message}"
         result.diagnostics.append(isvc.diag(ERROR, message, *where, code=codes.RUNTIME_VALIDATION_ERROR))
         return None
-    assert chain.spec is not None
-    merged: dict[str, Any] = chain.spec
+    merged: dict[str, Any] = chain.spec or {}  # a resolved chain always has a spec
     spec = result.once("format-defaults", chain, None, lambda: matching.apply_format_defaults(merged))
     fmt = model.spec.get("modelFormat")
     if not isinstance(fmt, dict) or not fmt.get("name"):
@@ -191,8 +194,17 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     result.diagnostics.extend(problems)
     if problems:
         return []
-    body, notes = admission.isvc_defaults(isvc)
+    universe = result.universe
+
+    def model_kind(name: str) -> str | None:
+        if name in universe.cluster_models:
+            return "ClusterBaseModel"
+        return "BaseModel" if (isvc.namespace, name) in universe.models else None
+
+    body, notes = admission.isvc_defaults(isvc, model_kind, result.controller.default_mode)
     result.diagnostics.extend(notes)
+    if any(n.severity == ERROR for n in notes):
+        return []
     model, problem = _model_for(result.universe, isvc, body)
     if model is None:
         result.diagnostics.append(problem)  # type: ignore[arg-type]
@@ -234,8 +246,7 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if found is None:
         return []
     runtime, chain = found
-    assert chain.spec is not None
-    merged: dict[str, Any] = chain.spec
+    merged: dict[str, Any] = chain.spec or {}  # a settled chain always has a spec
     spec = result.once("crd-defaults", chain, None, lambda: admission.runtime_defaults(merged))  # read only
     result.diagnostics.extend(admission.replica_override_warnings(isvc, spec, runtime, chain.runtimes))
     if body["spec"].get("engine") is None:
@@ -248,8 +259,17 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             )
         )
         return []
+    if (
+        modes.mode_from_annotations(body["metadata"].get("annotations")) or result.controller.default_mode
+    ) == modes.SERVERLESS:
+        message = (
+            "the InferenceService's deployment mode resolves to Serverless (deploy.defaultDeploymentMode): OME's controller "
+            "only checks that Knative Serving is installed (controller.go:541-556) and still picks each component's "
+            "workload from the component itself (utils/deployment.go:12-34)"
+        )
+        result.diagnostics.append(isvc.diag(INFO, message, "metadata", code=codes.SERVERLESS_DEFAULT))
     sources = (isvc, *reversed(chain.runtimes))
-    ctx = render.Context(isvc, body, model, runtime.name, spec, sources)
+    ctx = render.Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress)
     objects = components.render_all(ctx, result.universe)
     result.diagnostics.extend(rejections.check(ctx, objects))
     result.diagnostics.extend(ctx.problems)
@@ -290,7 +310,10 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     universe, duplicates = index(checked.kept)
     chains, chain_problems = resolve_all(universe)
     result = BuildResult(universe, chains)
-    result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems)
+    result.controller, config_problems = controller_config.select(
+        objects, options.controller_config, options.max_file_bytes, options.namespace
+    )
+    result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems + config_problems)
     result.diagnostics.extend(lints.runtime_lints(universe, chains))
     return result
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from omerender import codes
+from omerender.admission import predictor
 from omerender.data import copy
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
@@ -44,13 +46,50 @@ def runtime_defaults(spec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def isvc_defaults(isvc: Obj) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The InferenceService as stored: CRD defaults, then the defaulting webhook."""
+def _mode_annotation(spec: dict[str, Any], default_mode: str) -> str | None:
+    """``DefaultInferenceService`` (``isvc/inference_service_defaults.go:72-94``): only a RawDeployment default is
+    written; with ``defaultDeploymentMode: Serverless`` an InferenceService without components' hint gets none."""
+    engine, decoder = spec.get("engine"), spec.get("decoder")
+    if engine is not None and decoder is not None:
+        return "PDDisaggregated"
+    if (
+        isinstance(engine, dict)
+        and engine.get("leader")
+        and engine.get("worker")
+        and int((engine["worker"] or {}).get("size") or 0) > 0
+    ):
+        return "MultiNode"
+    return default_mode if default_mode == "RawDeployment" else None
+
+
+def isvc_defaults(
+    isvc: Obj,
+    model_kind: Callable[[str], str | None] = lambda name: None,
+    default_mode: str = "RawDeployment",
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The InferenceService as stored: the defaulting webhook, then CRD defaults.
+
+    ``model_kind`` answers ``DetermineModelKind`` for the predictor migration; ``default_mode`` is the
+    controller configuration's ``deploy.defaultDeploymentMode``.
+    """
     body = copy(isvc.body)
     spec = body.setdefault("spec", {})
     if not isinstance(spec, dict):
         body["spec"] = spec = {}
     problems: list[Diagnostic] = []
+    for component in REPLICA_DEFAULTS:
+        _default_pod_ports(spec.get(component))
+    meta = body.setdefault("metadata", {})
+    annotations = meta.get("annotations") or {}
+    if DEPLOYMENT_MODE not in annotations:
+        mode = _mode_annotation(spec, default_mode)
+        if mode is not None:
+            meta["annotations"] = {**annotations, DEPLOYMENT_MODE: mode}
+    refused = predictor.migrate(body, model_kind)
+    if refused is not None:
+        problems.append(isvc.diag(ERROR, refused, "spec", "predictor", code=codes.ADMISSION_DENIED))
+        return body, problems
+    _default_pod_ports(spec.get("engine"))
     model = spec.get("model")
     if isinstance(model, dict):
         model.setdefault("kind", "ClusterBaseModel")
@@ -59,24 +98,6 @@ def isvc_defaults(isvc: Obj) -> tuple[dict[str, Any], list[Diagnostic]]:
     if isinstance(runtime, dict):
         runtime.setdefault("kind", "ClusterServingRuntime")
         runtime.setdefault("apiGroup", "ome.io")
-    for component in REPLICA_DEFAULTS:
-        _default_pod_ports(spec.get(component))
-    meta = body.setdefault("metadata", {})
-    annotations = meta.get("annotations") or {}
-    if DEPLOYMENT_MODE not in annotations:
-        engine, decoder = spec.get("engine"), spec.get("decoder")
-        if engine is not None and decoder is not None:
-            mode = "PDDisaggregated"
-        elif (
-            isinstance(engine, dict)
-            and engine.get("leader")
-            and engine.get("worker")
-            and int((engine["worker"] or {}).get("size") or 0) > 0
-        ):
-            mode = "MultiNode"
-        else:
-            mode = "RawDeployment"
-        meta["annotations"] = {**annotations, DEPLOYMENT_MODE: mode}
     for component, (low, high) in REPLICA_DEFAULTS.items():
         part = spec.get(component)
         if not isinstance(part, dict):

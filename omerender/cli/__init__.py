@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from omerender import __version__
-from omerender.cli import build, gitops, lifecycle
+from omerender.cli import build, factor, gitops, lifecycle
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,6 +26,6 @@ def main() -> None:
     compiled_schema.set_cache_dir(validator_cache_dir())
 
 
-for _family in (build, gitops, lifecycle):
+for _family in (build, factor, gitops, lifecycle):
     for _command in _family.COMMANDS:
         main.add_command(_command)

@@ -8,6 +8,7 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
+    controller_config_option,
     guard,
     kube_version_option,
     lock_file_option,
@@ -44,6 +45,7 @@ from omerender.errors import EXIT_FINDINGS
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @strict_option
 @kube_version_option
 @click.option(
@@ -75,6 +77,7 @@ def build(
     keep_last_good: bool = False,
     lock_file: str | None = None,
     model_metadata: str | None = None,
+    controller_config: str | None = None,
     strict: bool = False,
     kube_version: str | None = DEFAULT_KUBE_VERSION,
     allow_output_in_input: bool = False,
@@ -107,6 +110,7 @@ def build(
             keep_last_good=keep_last_good,
             lock_file=lock_file,
             model_metadata=model_metadata,
+            controller_config=controller_config,
             strict=strict,
             kube_version=kube,
         ),
@@ -136,6 +140,7 @@ def build(
 @namespace_option
 @click.option("-o", "--output", type=click.Choice(["table", "yaml", "json"]), default="table", show_default=True)
 @lock_file_option
+@controller_config_option
 @strict_option
 @with_report_options
 @guard
@@ -149,6 +154,7 @@ def status(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    controller_config: str | None = None,
     strict: bool = False,
 ) -> None:
     """Show every runtime's inheritance chain and its InheritanceReady condition.
@@ -161,7 +167,12 @@ def status(
     from omerender.resolve.status import table
 
     options = BuildOptions(
-        namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, strict=strict, kube_version=None
+        namespace=namespace,
+        max_file_bytes=max_file_size,
+        lock_file=lock_file,
+        strict=strict,
+        kube_version=None,
+        controller_config=controller_config,
     )
     listing, diagnostics, failed = run_status(list(paths), options, stdin)
     report(diagnostics, report_format, report_file, max_errors, verbose)

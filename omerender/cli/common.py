@@ -200,6 +200,12 @@ model_metadata_option = click.option(
     type=click.Path(dir_okay=False),
     help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize) for models that lack them; see README.",
 )
+controller_config_option = click.option(
+    "--controller-config",
+    type=click.Path(dir_okay=False),
+    help="A file holding OME's inferenceservice-config ConfigMap (namespace ome) [default: the one in PATHS, else the "
+    "values OME ships]; see README.",
+)
 search_path_option = click.option(
     "--search-path",
     multiple=True,

@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from omerender import codes
 from omerender.cli.common import (
+    controller_config_option,
     guard,
     lock_file_option,
     model_metadata_option,
@@ -62,6 +64,7 @@ def _isvc_key(name: str, namespace: str) -> str:
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @search_path_option
 @with_report_options
 @guard
@@ -73,6 +76,7 @@ def effective(
     show_origin: bool,
     lock_file: str | None,
     model_metadata: str | None,
+    controller_config: str | None,
     search_path: tuple[str, ...],
     report_format: str,
     report_file: str | None,
@@ -96,12 +100,16 @@ def effective(
         max_file_bytes=max_file_size,
         lock_file=lock_file or default_path(list(paths)),
         model_metadata=model_metadata,
+        controller_config=controller_config,
     )
     result = build(list(paths) + list(search_path), options, stdin)
     key = _isvc_key(isvc, namespace)
     record = result.lifecycle.records.get(key)
     searched = record is not None and _search_roots(search_path)(record.isvc)
     files = {result.lifecycle.path, *((model_metadata,) if model_metadata else ())}
+    config_codes = (codes.CONTROLLER_CONFIG, codes.CONTROLLER_CONFIG_UNKNOWN, codes.CONTROLLER_CONFIG_POD_ONLY)
+    config_problems = [d for d in result.diagnostics if d.code in config_codes]
+    files |= {d.path for d in config_problems}  # a refused controller configuration stops OME's controller
     if record is not None and not searched:
         files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
         model_ref = record.isvc.spec.get("model")
@@ -126,7 +134,7 @@ def effective(
         click.echo(dump_one(desc), nl=False)
     else:
         click.echo(text(desc, origin_rows(record) if show_origin else None), nl=False)
-    if record.revision is None:
+    if record.revision is None or any(d.severity == "error" for d in config_problems):
         sys.exit(EXIT_FINDINGS)
 
 
@@ -148,6 +156,7 @@ def effective(
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @search_path_option
 @with_report_options
 @guard
@@ -159,6 +168,7 @@ def lock_command(
     check: bool,
     lock_file: str | None,
     model_metadata: str | None,
+    controller_config: str | None,
     search_path: tuple[str, ...],
     report_format: str,
     report_file: str | None,
@@ -187,6 +197,7 @@ def lock_command(
         keep_last_good=keep_last_good,
         roll_forward=keys,
         model_metadata=model_metadata,
+        controller_config=controller_config,
     )
     result = build(list(paths) + list(search_path), options, stdin)
     recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
@@ -271,6 +282,7 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 @namespace_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 @model_metadata_option
+@controller_config_option
 @search_path_option
 @with_report_options
 @guard
@@ -280,6 +292,7 @@ def diff(
     namespace: str,
     fmt: str,
     model_metadata: str | None,
+    controller_config: str | None,
     search_path: tuple[str, ...],
     report_format: str,
     report_file: str | None,
@@ -309,7 +322,11 @@ def diff(
 
     def options(lock_file: str) -> BuildOptions:
         return BuildOptions(
-            namespace=namespace, max_file_bytes=max_file_size, lock_file=lock_file, model_metadata=model_metadata
+            namespace=namespace,
+            max_file_bytes=max_file_size,
+            lock_file=lock_file,
+            model_metadata=model_metadata,
+            controller_config=controller_config,
         )
 
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:

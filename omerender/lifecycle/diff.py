@@ -19,6 +19,7 @@ from omerender import ome
 from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.resolve import origin
 from omerender.resolve.index import runtime_key
+from omerender.resolve.inherit import is_profile
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
@@ -156,10 +157,12 @@ def _runner_name(tree: Any, component: str = "engine") -> Any:
 def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """``hidden``: InferenceServices (namespace/name) left out, such as those found on a --search-path."""
     revs_old, revs_new = runtime_revisions(old), runtime_revisions(new)
+    # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do.
+    added_profiles = {runtime_key(r) for r in new.universe.all_runtimes() if is_profile(r)} - revs_old.keys()
     runtimes = [
         {"runtime": key, "old": revs_old.get(key), "new": revs_new.get(key)}
         for key in sorted(revs_old.keys() | revs_new.keys())
-        if revs_old.get(key) != revs_new.get(key)
+        if revs_old.get(key) != revs_new.get(key) and key not in added_profiles
     ]
     rec_old, rec_new = old.lifecycle.records, new.lifecycle.records
     objs_old, objs_new = _objects_by_isvc(old), _objects_by_isvc(new)

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 import yaml
 
+from omerender.load.gonumbers import may_hold, reread_quantities
 from omerender.load.yamlwrite import dump_one, dump_stream
 
 __all__ = ["dump_one", "dump_stream"]
@@ -156,6 +157,7 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
         _count_nodes(text)
     loader = _Loader(text)
     check_shape = "&" in text or _may_nest_deeply(text)
+    go_numbers = may_hold(text)
     try:
         index = 0
         while loader.check_node():
@@ -165,6 +167,8 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
             if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
                 raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
             data = loader.construct_document(node)
+            if go_numbers:
+                reread_quantities(node, data)
             if data is not None:
                 yield ParsedDocument(index, data, node)
             index += 1

@@ -108,12 +108,13 @@ def flatten(runtime: Obj, chain: Chain) -> dict[str, Any]:
     return body
 
 
-def _ome_order(result: BuildResult, obj: Obj) -> tuple[int, int, str, str]:
-    depth = len(result.chains[runtime_key(obj)].runtimes) if obj.kind in (CSR, SR) else 0
+def _ome_order(result: BuildResult, obj: Obj, flattened: bool = False) -> tuple[int, int, str, str]:
+    """Parents before children, as admission wants; flattened runtimes have no parents, so only by name."""
+    depth = len(result.chains[runtime_key(obj)].runtimes) if obj.kind in (CSR, SR) and not flattened else 0
     return (_KIND_ORDER.get(obj.kind, 9), depth, obj.namespace, obj.name)
 
 
-def _ome_objects(result: BuildResult) -> list[Obj]:
+def _ome_objects(result: BuildResult, flattened: bool = False) -> list[Obj]:
     universe = result.universe
     found = [
         *universe.cluster_models.values(),
@@ -121,7 +122,7 @@ def _ome_objects(result: BuildResult) -> list[Obj]:
         *universe.all_runtimes(),
         *universe.isvcs.values(),
     ]
-    return sorted(found, key=lambda o: _ome_order(result, o))
+    return sorted(found, key=lambda o: _ome_order(result, o, flattened))
 
 
 def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
@@ -222,7 +223,7 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
                 selection.pairs.append((obj, obj.body))
     ome: list[tuple[Obj | None, dict[str, Any], list[Obj]]] = []
     if kinds & {INPUTS, FLATTENED}:
-        for obj in _ome_objects(result):
+        for obj in _ome_objects(result, FLATTENED in kinds):
             if not options.owned(obj):
                 continue
             if FLATTENED in kinds and obj.kind in (CSR, SR):

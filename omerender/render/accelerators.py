@@ -1,14 +1,211 @@
-"""What an InferenceService asks of AcceleratorClasses, and what omerender reports about it (ome-rendering §2.5)."""
+"""AcceleratorClasses: what an InferenceService asks of them (ome-rendering §2.5), the class each engine and
+decoder resolves, and what a resolved class does to their pods.
+
+Mirrors OME 17b77eda: ``GetAcceleratorClass`` (``pkg/acceleratorclassselector/selector.go:45-120``), called per
+component from ``inferenceservice/controller.go:286,320``; the effects in ``components/engine.go:269-313`` through
+``components/base.go`` (``UpdateEnvVariables`` :180-189, ``MergeRuntimeArgumentsOverride`` :258-306,
+``MergeEngineResources`` :323-330, ``UpdatePodSpecNodeSelector`` :193-226, ``UpdateEngineAffinity`` :348-356) and
+``utils/merging.go`` (``MergeNodeSelector``, ``MergeResource``, ``MergeArgs``). Only an explicit class name and the
+``FirstAvailable`` policy are emulated; the scored policies are reported, not guessed.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
+from omerender.resolve.index import Universe
 from omerender.selection.matching import ACCELERATOR_REASON, accelerator_compatible
+from omerender.selection.scoring import supported_format_index
+
+KIND = "AcceleratorClass"
+EMULATED_POLICIES = ("FirstAvailable",)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    name: str
+    spec: dict[str, Any]  # the AcceleratorClass spec
+    model_config: dict[str, Any]  # the chosen supported format's acceleratorConfig[name], or {}
+
+
+def cluster_classes(universe: Universe) -> dict[str, Obj]:
+    """AcceleratorClasses in the inputs (cluster-scoped: by name; the first of a name wins)."""
+    out: dict[str, Obj] = {}
+    for obj in universe.others:
+        if obj.kind == KIND and str(obj.body.get("apiVersion", "")).startswith("ome.io/"):
+            out.setdefault(obj.name, obj)
+    return out
+
+
+def _selector(part: Any) -> dict[str, Any]:
+    found = part.get("acceleratorOverride") if isinstance(part, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _memory_gib(spec: dict[str, Any]) -> float | None:
+    from omerender.render.quantity import parse
+
+    value = (spec.get("capabilities") or {}).get("memoryGB")
+    try:
+        return None if value is None else float(parse(value)) / 2**30
+    except ValueError:
+        return None
+
+
+def _passes(name: str, spec: dict[str, Any], constraints: dict[str, Any]) -> bool:
+    """``filterByConstraints`` (``policy_helpers.go:82-173``)."""
+    if name in (constraints.get("excludedClasses") or []):
+        return False
+    families = constraints.get("architectureFamilies") or []
+    if families:
+        vendor_family = f"{spec.get('vendor', '')}-{spec.get('family', '')}".lower()
+        if not any(
+            (f.lower() == vendor_family) if "-" in f else (f.lower() == str(spec.get("family", "")).lower())
+            for f in families
+        ):
+            return False
+    for bound, sign in (("minMemory", 1), ("maxMemory", -1)):
+        if constraints.get(bound) is not None:
+            memory = _memory_gib(spec)
+            if memory is None or sign * (memory - float(constraints[bound])) < 0:
+                return False
+    features = {str(f).lower() for f in (spec.get("capabilities") or {}).get("features") or []}
+    if any(str(f).lower() not in features for f in constraints.get("requiredFeatures") or []):
+        return False
+    wanted = constraints.get("minArchitectureVersion")
+    return not wanted or str((spec.get("capabilities") or {}).get("computeCapability", "")) >= str(wanted)
+
+
+def resolve(
+    body: dict[str, Any],
+    runtime_spec: dict[str, Any],
+    model_spec: dict[str, Any],
+    named_runtime: bool,
+    component: str,
+    classes: dict[str, Obj],
+) -> tuple[Resolved | None, str | None, str | None]:
+    """(the class, OME's error, a note that omerender could not decide) for ``component``."""
+    allowed = (runtime_spec.get("acceleratorRequirements") or {}).get("acceleratorClasses")
+    if not allowed:
+        return None, None, None
+    spec = body.get("spec") or {}
+    found_selector = spec.get("acceleratorSelector")
+    isvc_selector: dict[str, Any] = found_selector if isinstance(found_selector, dict) else {}
+    own = _selector(spec.get(component))
+    name = own.get("acceleratorClass") or isvc_selector.get("acceleratorClass")
+    if not name:
+        policy = own.get("policy") or isvc_selector.get("policy")
+        if not policy:
+            return None, None, None
+        if policy not in EMULATED_POLICIES:
+            return None, None, f"accelerator policy {policy} is not emulated (only {', '.join(EMULATED_POLICIES)})"
+        found_constraints = isvc_selector.get("constraints")
+        constraints: dict[str, Any] = found_constraints if isinstance(found_constraints, dict) else {}
+        candidates = list(dict.fromkeys(str(c) for c in allowed))
+        if any(c not in classes for c in candidates):
+            return None, None, None  # OME logs the failed fetch and selects no class
+        survivors = [c for c in candidates if _passes(c, classes[c].spec, constraints)]
+        if not survivors:
+            return None, None, None
+        name = survivors[0]
+    name = str(name)
+    if name not in classes:
+        return (
+            None,
+            f"Failed to get accelerator class for {component}: accelerator class {name} not found at cluster scope",
+            None,
+        )
+    index = supported_format_index(runtime_spec, model_spec, named_runtime)
+    formats = runtime_spec.get("supportedModelFormats") or []
+    config: dict[str, Any] = {}
+    if index is not None and 0 <= index < len(formats) and isinstance(formats[index], dict):
+        found = (formats[index].get("acceleratorConfig") or {}).get(name)
+        config = found if isinstance(found, dict) else {}
+    return Resolved(name, classes[name].spec, config), None, None
+
+
+def _arg_key(arg: str) -> str:
+    arg = arg.strip()
+    if not arg or not arg.startswith("-"):
+        return arg
+    if "=" in arg:
+        return arg[: arg.index("=")]
+    parts = arg.split()
+    return parts[0] if parts else arg
+
+
+def _normalise(args: list[str]) -> list[str]:
+    out: list[str] = []
+    for arg in args:
+        lines = arg.split("\n") if ("\n" in arg or "\\" in arg) else [arg]
+        for line in lines:
+            trimmed = line.strip().rstrip("\\").strip() if len(lines) > 1 or "\\" in arg else line.strip()
+            if trimmed:
+                out.append(trimmed)
+    return out
+
+
+def _groups(args: list[str]) -> list[tuple[str, list[str]]]:
+    groups, i = [], 0
+    while i < len(args):
+        arg, key = args[i], _arg_key(args[i])
+        if key and "=" not in arg and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            groups.append((key, [arg, args[i + 1]]))
+            i += 2
+            continue
+        groups.append((key or arg, [arg]))
+        i += 1
+    return groups
+
+
+def merge_args(base: list[str], override: list[str]) -> list[str]:
+    """``MergeArgs``: override by flag key, new flags appended, a multi-line single string kept multi-line."""
+    if not override:
+        return base
+    if not base:
+        return override
+    multiline = "\n" in base[0] or "\\" in base[0]
+    merged: dict[str, list[str]] = {}
+    for key, values in _groups(_normalise(base)) + _groups(_normalise(override)):
+        merged[key] = values
+    flat = [v for values in merged.values() for v in values]
+    if multiline:
+        return ["\n".join(a + (" \\" if i < len(flat) - 1 else "") for i, a in enumerate(flat))]
+    return flat
+
+
+def apply_to_runner(resolved: Resolved, runner: dict[str, Any], user_set_resources: bool) -> list[str]:
+    """Env, args and resources the class brings to the runner; notes about what is not emulated."""
+    notes: list[str] = []
+    for key in sorted(resolved.model_config.get("environmentOverride") or {}):
+        value = str(resolved.model_config["environmentOverride"][key])
+        env = runner.setdefault("env", [])
+        found = next((e for e in env if e.get("name") == key), None)
+        if found is not None:
+            found.clear()
+            found.update({"name": key, "value": value})
+        else:
+            env.append({"name": key, "value": value})
+    override = [str(a) for a in resolved.model_config.get("runtimeArgsOverride") or []]
+    if override:
+        runner["args"] = merge_args([str(a) for a in runner.get("args") or []], override)
+    if resolved.model_config.get("tensorParallelismOverride"):
+        notes.append(
+            "acceleratorConfig tensorParallelismOverride is not emulated: --tp-size/--pp-size are left as written"
+        )
+    if not user_set_resources:
+        resources = runner.setdefault("resources", {})
+        for item in resolved.spec.get("resources") or []:
+            if isinstance(item, dict) and item.get("name"):
+                quantity = item.get("quantity", "1")
+                resources.setdefault("requests", {})[str(item["name"])] = quantity
+                resources.setdefault("limits", {})[str(item["name"])] = quantity
+    return notes
 
 
 def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -41,16 +238,7 @@ def accelerator_findings(
     keys = where[0] if where else ("spec", "acceleratorSelector", "policy")
     named = bool(((body.get("spec") or {}).get("runtime") or {}).get("name"))
     wanted = ", ".join(classes) if classes else f"policy {policy}"
-    out = [
-        isvc.diag(
-            WARNING,
-            f"InferenceService asks for accelerator class {wanted}, but omerender does not model AcceleratorClasses: the "
-            "rendered pods lack what a resolved class adds (resources, nodeSelector, affinity, env/args overrides) and "
-            "carry PARALLELISM_SIZE, which OME omits when a class resolves",
-            *keys,
-            code=codes.ACCELERATOR_NOT_MODELLED,
-        )
-    ]
+    out: list[Diagnostic] = []
     if classes and not accelerator_compatible(runtime_spec, classes):
         if named:
             message = (

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omerender.admission.predictor import controller_predictor_used
 from omerender.names import truncate_name
-from omerender.ome import AUTOSCALER_CLASS, INGRESS_DISABLE_CREATION
+from omerender.ome import AUTOSCALER_CLASS
 
 TARGET_UTILIZATION = "ome.io/targetUtilizationPercentage"
 SERVICE_TYPE = "ome.io/service-type"
@@ -269,19 +270,23 @@ def pdb(
 
 
 def external_service(
-    isvc_name: str, namespace: str, body: dict[str, Any], services: dict[str, dict[str, Any]]
+    isvc_name: str, namespace: str, body: dict[str, Any], services: dict[str, dict[str, Any]], disabled: bool = True
 ) -> dict[str, Any] | None:
-    """The Service named like the InferenceService, when ingress creation is disabled (the shipped default)."""
+    """The Service named like the InferenceService, when ingress creation is ``disabled`` (the shipped default)."""
     metadata = body.get("metadata") or {}
     annotations = {str(k): str(v) for k, v in (metadata.get("annotations") or {}).items()}
     labels = metadata.get("labels") or {}
     spec = body.get("spec") or {}
-    disabled = annotations[INGRESS_DISABLE_CREATION] == "true" if INGRESS_DISABLE_CREATION in annotations else True
     if not disabled or labels.get(VISIBILITY_LABEL) == "cluster-local":
         return None
-    if spec.get("router") is None and spec.get("engine") is None:
+    predictor = spec.get("predictor")
+    predictor_model = isinstance(predictor, dict) and predictor.get("model") is not None
+    if spec.get("router") is None and spec.get("engine") is None and not predictor_model:
         return None
     target = "router" if spec.get("router") is not None else "engine"
+    selector = {"ome.io/inferenceservice": isvc_name, "component": target}
+    if controller_predictor_used(spec):  # determineTargetSelector: a predictor left in place selects every component
+        selector = {"ome.io/inferenceservice": isvc_name}
     port = DEFAULT_PORT
     found = services.get(truncate_name(f"{isvc_name}-{target}", 63))
     if found and (found["spec"].get("ports") or []):
@@ -299,7 +304,7 @@ def external_service(
             isvc_name, namespace, {"ome.io/inferenceservice": isvc_name, "component": "external-service"}, kept
         ),
         "spec": {
-            "selector": {"ome.io/inferenceservice": isvc_name, "component": target},
+            "selector": selector,
             "ports": [{"name": "http", "port": port, "targetPort": port, "protocol": "TCP"}],
             "type": service_type if service_type in SERVICE_TYPES else "ClusterIP",
         },

@@ -10,15 +10,18 @@ from typing import Any
 
 from omerender import codes, ome
 from omerender.diagnostics import ERROR, INFO, WARNING
-from omerender.render import accelerators, companions, modelconfig, modes
+from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
 from omerender.render import pod as render
+from omerender.render.deployment import deployment as build_deployment
 from omerender.render.multinode import render_multinode
+from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
 
 AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
-    modes.SERVERLESS: "a Knative Service (serving.knative.dev/v1)",
-    modes.RAY_VLLM: "RayClusters and prober Deployments",
+    # still in OME 17b77eda: constants.go:443, components/engine.go:158-159, reconcilers/multinodevllm/
+    modes.RAY_VLLM: "RayClusters <component>-<i>, prober Deployments <component>-<i>-mnp and a Ray Service "
+    "(reconcilers/multinodevllm/ray.go:42-64, multinodeprober_reconciler.go:59-160)",
 }
 
 
@@ -82,6 +85,10 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     if pod is None:
         return []
     base_labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    problem = exposure.component_host_problem(ctx, component, {"annotations": annotations, "labels": base_labels})
+    if problem is not None:
+        ctx.problems.append(ctx.isvc.diag(ERROR, problem, "spec", component, code=codes.INGRESS_ERROR))
+        return []
     objects: list[dict[str, Any]] = []
     if component == "router":
         objects.extend(companions.router_rbac(name, ctx.namespace, base_labels))
@@ -89,7 +96,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
         if len(merged.get("config") or {}) > 1:
             message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
             ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code=codes.ROUTER_CONFIG_ORDER))
-    deployment = render.deployment(ctx, component, merged, pod)
+    deployment = build_deployment(ctx, component, merged, pod)
     labels = deployment["metadata"]["labels"]
     companions.pod_labels_from_annotations(labels, annotations)
     deployment["spec"]["template"]["metadata"]["labels"] = dict(labels)
@@ -108,12 +115,50 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     return objects
 
 
+def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
+    """Each engine/decoder's AcceleratorClass into ``ctx.accelerators``; False after OME's error."""
+    classes = accelerators.cluster_classes(universe)
+    named = bool((ctx.body["spec"].get("runtime") or {}).get("name"))
+    for component in ("engine", "decoder"):
+        if ctx.body["spec"].get(component) is None:
+            continue
+        found, error, note = accelerators.resolve(ctx.body, ctx.runtime_spec, ctx.model.spec, named, component, classes)
+        if error is not None:
+            ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.ACCELERATOR_CLASS_ERROR))
+            return False
+        if note is not None:
+            ctx.problems.append(ctx.isvc.diag(ERROR, note, "spec", code=codes.ACCELERATOR_POLICY_NOT_EMULATED))
+            return False
+        if found is not None:
+            ctx.accelerators[component] = found
+            message = f"{component} runs on AcceleratorClass {found.name}"
+            ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", component, code=codes.ACCELERATOR_CLASS))
+    return True
+
+
 def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
-    if any(f.severity == ERROR for f in findings):
+    if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
         return []
+    ctx.finetuned, refused = finetuned.resolve(ctx.body, universe)
+    if refused is not None:
+        ctx.problems.append(ctx.isvc.diag(ERROR, refused, "spec", "model", code=codes.FINE_TUNED_WEIGHT_ERROR))
+        return []
+    if ctx.finetuned is not None:
+        message = (
+            f"fine-tuned serving of {ctx.finetuned.name}: OME's pod webhook adds the fine-tuned-adapter init container "
+            "to each Pod at creation (pkg/webhook/admission/pod/fine_tuned_adapter_injector.go:113-134); it is not in "
+            "the Deployment OME creates, so it is not rendered"
+        )
+        ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "model", code=codes.FINE_TUNED_ADAPTER))
+        if ctx.finetuned.strategy is None:
+            message = (
+                f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations then "
+                "returns no annotations, so the engine's objects carry none (not even the InferenceService's)"
+            )
+            ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code=codes.FINE_TUNED_NO_STRATEGY))
     merged = {c: render.merge_component(ctx, c) for c in ome.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:
@@ -134,12 +179,14 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
             objects.extend(_raw(ctx, component, spec))
         elif mode == modes.MULTI_NODE and component != "router":
             objects.extend(render_multinode(ctx, component, spec))
+        elif mode == modes.SERVERLESS and component != "decoder":
+            objects.extend(knative_service(ctx, component, spec))
         elif mode in NOT_RENDERED:
             ctx.problems.append(
                 ctx.isvc.diag(
                     ERROR,
                     f"{component} component uses deployment mode {mode}, for which OME creates {NOT_RENDERED[mode]}; "
-                    "omerender renders only RawDeployment and MultiNode components",
+                    "omerender renders RawDeployment, MultiNode and Serverless components only",
                     "spec",
                     component,
                     code=codes.UNSUPPORTED_DEPLOYMENT_MODE,
@@ -155,21 +202,5 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                     code=codes.DEPLOYMENT_MODE_ERROR,
                 )
             )
-    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
-    external = companions.external_service(ctx.name, ctx.namespace, ctx.body, services)
-    if external is not None:
-        objects.append(external)
-    annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(ome.INGRESS_DISABLE_CREATION, "true") != "true":
-        message = "ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
-        ctx.problems.append(
-            ctx.isvc.diag(
-                WARNING,
-                message,
-                "metadata",
-                "annotations",
-                ome.INGRESS_DISABLE_CREATION,
-                code=codes.INGRESS_NOT_RENDERED,
-            )
-        )
+    objects.extend(exposure.exposure(ctx, chosen, objects))
     return objects

@@ -82,7 +82,7 @@ def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]
         )
         return []
     head = render.build_pod(ctx, component, leader_view(merged))
-    worker = render.build_pod(ctx, component, worker_view(merged))
+    worker = render.build_pod(ctx, component, worker_view(merged), worker=True)
     if head is None or worker is None:
         return []
     labels, annotations = render.labels_and_annotations(ctx, component, merged)

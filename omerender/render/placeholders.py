@@ -1,8 +1,11 @@
 """OME's Go-template placeholders, recognised and filled without ever evaluating a template.
 
 OME runs the serialised main container through Go's ``html/template`` with the InferenceService's
-metadata as data. omerender accepts only the forms OME documents for that data and fills them
-itself; any other ``{{ ... }}`` is reported, never executed.
+metadata as data (``ReplacePlaceholders``, ``pkg/controller/v1beta1/inferenceservice/utils/merging.go``).
+The template text is the container *marshalled to JSON*, so a ``"`` inside an action reaches the
+template parser as ``\"``: the double-quoted ``{{index .Labels "k"}}`` fails there, and only the
+raw-string form ``{{index .Labels `k`}}`` works. omerender accepts only the forms that work and fills
+them itself; any other ``{{ ... }}`` is reported, never executed.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from typing import Any
 _ACTION = re.compile(r"\{\{(.*?)\}\}", re.S)
 _FIELD = re.compile(r"^\s*\.(Name|Namespace)\s*$")
 _DOTTED = re.compile(r"^\s*\.(Labels|Annotations)\.([A-Za-z_][A-Za-z0-9_]*)\s*$")
-_INDEX = re.compile(r'^\s*index\s+\.(Labels|Annotations)\s+"((?:[^"\\]|\\.)*)"\s*$')
+_INDEX = re.compile(r"^\s*index\s+\.(Labels|Annotations)\s+`([^`]*)`\s*$")
+_QUOTED_INDEX = re.compile(r'^\s*index\s+\.(Labels|Annotations)\s+"')
+# Go's template parser meets the JSON escape before the quote (parse.go, ``operand``).
+QUOTED_OPERAND = 'template: container-tmpl:1: unexpected "\\\\" in operand'
 _HTML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;", "+": "&#43;", "\0": "\ufffd"}
 
 
@@ -24,6 +30,7 @@ class PlaceholderProblem:
     action: str  # the offending ``{{...}}`` (or the unterminated tail)
     message: str
     fatal: bool
+    ome_error: bool = False  # ``message`` is the template error OME itself reports
 
 
 def _escape(value: str) -> str:
@@ -59,13 +66,17 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
         pos = match.end()
         action = match.group(1)
         value, note = _fill(action, meta)
+        if value is None and _QUOTED_INDEX.match(action):
+            problems.append(PlaceholderProblem(text, match.group(0), QUOTED_OPERAND, True, ome_error=True))
+            out.append(match.group(0))
+            continue
         if value is None:
             problems.append(
                 PlaceholderProblem(
                     text,
                     match.group(0),
                     f"unsupported template action {match.group(0)!r}: OME fills only {{{{.Name}}}}, {{{{.Namespace}}}}, "
-                    '{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations "key"}}; '
+                    "{{.Labels.key}}, {{.Annotations.key}} and {{index .Labels|.Annotations `key`}}; "
                     "omerender never evaluates templates",
                     True,
                 )

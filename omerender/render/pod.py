@@ -8,11 +8,14 @@ from typing import Any, cast
 from omerender import codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, Severity
+from omerender.load.controller_config import IngressConfig
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.names import cluster_model_label, namespaced_model_label, truncate_name
+from omerender.names import cluster_model_label, namespaced_model_label
 from omerender.ome import BASE_MODEL as BM
 from omerender.ome import CONFIG_FIELD
+from omerender.render import finetuned
+from omerender.render.accelerators import Resolved, apply_to_runner
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
 from omerender.resolve.merge import merge
@@ -57,6 +60,9 @@ class Context:
     runtime_spec: dict[str, Any]  # merged over the chain, CRD defaults applied
     sources: tuple[Obj, ...]  # where merged values may come from: the InferenceService, then the chain leaf to root
     problems: list[Diagnostic] = field(default_factory=list)
+    ingress: IngressConfig = field(default_factory=IngressConfig)  # inferenceservice-config ``ingress``
+    accelerators: dict[str, Resolved] = field(default_factory=dict)  # component -> its resolved AcceleratorClass
+    finetuned: finetuned.FineTuned | None = None  # the model's FineTunedWeight, for the engine and decoder
 
     @property
     def name(self) -> str:
@@ -113,8 +119,13 @@ def labels_and_annotations(
     mspec = model.spec
     annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in DISALLOWED_ANNOTATIONS}
     annotations.update(merged.get("annotations") or {})
+    ft = ctx.finetuned if component != "router" else None
+    if ft is not None:
+        annotated = finetuned.annotate(ft, annotations)
+        if annotated is None:  # no hyperParameters.strategy: ProcessBaseAnnotations returns (nil, nil)
+            return _labels(ctx, component, merged), {}
     for key in ("ome.io/base-model-decryption-key-name", "ome.io/base-model-decryption-secret-name"):
-        if key in model.annotations:
+        if key in model.annotations and not (ft is not None and ft.merged):
             annotations[key] = model.annotations[key]
     annotations["ome.io/base-model-name"] = model.name
     if mspec.get("vendor"):
@@ -125,7 +136,13 @@ def labels_and_annotations(
     if fmt.get("version"):
         annotations["ome.io/base-model-format-version"] = str(fmt["version"])
     annotations["ome.io/serving-runtime"] = ctx.runtime_name
+    return _labels(ctx, component, merged), {k: str(v) for k, v in annotations.items()}
 
+
+def _labels(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str, str]:
+    meta = ctx.body.get("metadata") or {}
+    model = ctx.model
+    mspec = model.spec
     labels = dict(meta.get("labels") or {})
     labels.update(merged.get("labels") or {})
     labels.update(
@@ -141,7 +158,9 @@ def labels_and_annotations(
     )
     if mspec.get("vendor"):
         labels["base-model-vendor"] = str(mspec["vendor"])
-    return {k: str(v) for k, v in labels.items()}, {k: str(v) for k, v in annotations.items()}
+    if ctx.finetuned is not None and component != "router":
+        finetuned.label(ctx.finetuned, labels)
+    return {k: str(v) for k, v in labels.items()}
 
 
 def _upsert_env(env: list[dict[str, Any]], name: str, value: str, *, overwrite: bool) -> None:
@@ -171,14 +190,21 @@ def _model_label(model: Obj) -> str:
     return cluster_model_label(model.name)
 
 
-def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner: dict[str, Any]) -> None:
+def _prepare_runner(
+    ctx: Context, component: str, merged: dict[str, Any], runner: dict[str, Any], worker: bool = False
+) -> None:
     """The steps OME applies to the runner alone: model env and mount, fallback resources, PARALLELISM_SIZE."""
     path = (ctx.model.spec.get("storage") or {}).get("path")
     own_runner = (ctx.body["spec"].get(component) or {}).get("runner") or {}
-    if component != "router" and path:
-        env = runner.setdefault("env", [])
-        _upsert_env(env, "MODEL_PATH", str(path), overwrite=False)
+    ft = ctx.finetuned if component != "router" else None
+    annotations = labels_and_annotations(ctx, component, merged)[1] if component != "router" else {}
+    original = finetuned.original_model_mount_needed(annotations)
+    if component != "router" and path and original and ft is None:
+        _upsert_env(runner.setdefault("env", []), "MODEL_PATH", str(path), overwrite=False)
+    if component != "router" and path and original:
         runner.setdefault("volumeMounts", []).append({"name": ctx.model.name, "mountPath": str(path), "readOnly": True})
+    if ft is not None:
+        finetuned.runner_env_and_mounts(ft, ctx.model.spec.get("vendor"), runner, annotations)
     if component != "router" and not (
         (own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")
     ):
@@ -188,7 +214,14 @@ def _prepare_runner(ctx: Context, component: str, merged: dict[str, Any], runner
                 for part in ("requests", "limits"):
                     for key, value in ((container.get("resources") or {}).get(part) or {}).items():
                         resources.setdefault(part, {}).setdefault(key, value)
-    if component != "router":
+    resolved = ctx.accelerators.get(component) if not worker else None
+    if resolved is not None:
+        user_set = bool(
+            (own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")
+        )
+        for note in apply_to_runner(resolved, runner, user_set):
+            ctx.problems.append(ctx.isvc.diag(WARNING, note, "spec", component, code=codes.ACCELERATOR_PARTIAL))
+    elif component != "router":  # setParallelismEnvVarForEngine runs only when no class resolved
         gpus = _gpus(runner.get("resources") or {})
         if gpus > 0:
             workers = int(((merged.get("worker") or {}).get("size")) or 0)
@@ -216,11 +249,20 @@ def _main_container(pod: dict[str, Any], runner: dict[str, Any] | None) -> int:
     return len(containers) - 1
 
 
-def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str, Any] | None:
+def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
+    """OME's own error chain (``podspec_reconciler.go``, ``engine.go``) for a template it fails to parse."""
+    if not problem.ome_error:
+        return problem.message
+    if worker:
+        return f"failed to reconcile worker pod spec: failed to replace placeholders in worker container: {problem.message}"
+    return f"failed to reconcile pod spec: failed to replace placeholders in container: {problem.message}"
+
+
+def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: bool = False) -> dict[str, Any] | None:
     pod = {k: copy(v) for k, v in merged.items() if k not in NOT_POD_FIELDS}
     runner = copy(merged.get("runner")) if isinstance(merged.get("runner"), dict) else None
     if runner is not None:
-        _prepare_runner(ctx, component, merged, runner)
+        _prepare_runner(ctx, component, merged, runner, worker)
     if runner is None and not pod.get("containers"):
         ctx.problems.append(
             ctx.isvc.diag(
@@ -243,76 +285,39 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str,
     }
     pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
-        ctx.locate(
-            problem.action, ERROR if problem.fatal else WARNING, problem.message, codes.PLACEHOLDER, text=problem.text
-        )
+        severity = ERROR if problem.fatal else WARNING
+        message = _placeholder_message(problem, worker)
+        ctx.locate(problem.action, severity, message, codes.PLACEHOLDER, text=problem.text)
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
-    if component != "router":
+    annotations = labels_and_annotations(ctx, component, merged)[1] if component != "router" else {}
+    if finetuned.empty_dir_needed(annotations) and not any(
+        v.get("name") == finetuned.EMPTY_DIR for v in pod.get("volumes") or []
+    ):
+        pod.setdefault("volumes", []).append({"name": finetuned.EMPTY_DIR, "emptyDir": {"medium": "Memory"}})
+    if component != "router" and not (ctx.finetuned is not None and ctx.finetuned.merged):
         selector = dict(pod.get("nodeSelector") or {})
         selector.setdefault(_model_label(ctx.model), "Ready")
+        resolved = ctx.accelerators.get(component) if not worker else None
+        discovery = (resolved.spec.get("discovery") or {}) if resolved is not None else {}
         selector.update(ctx.runtime_spec.get("nodeSelector") or {})
+        selector.update(discovery.get("nodeSelector") or {})  # MergeNodeSelector: runtime, class, InferenceService
         selector.update((ctx.body["spec"].get(component) or {}).get("nodeSelector") or {})
         pod["nodeSelector"] = selector
-    for container in pod["containers"]:
-        if isinstance(container.get("resources"), dict):
-            container["resources"] = canonical_resources(container["resources"])
+        if discovery.get("affinity") and (ctx.body["spec"].get(component) or {}).get("affinity") is None:
+            pod["affinity"] = copy(discovery["affinity"])  # Update{Engine,Decoder}Affinity replaces it
+    for container in [*pod["containers"], *(pod.get("initContainers") or [])]:
+        if isinstance(container, dict):
+            container["resources"] = _go_resources(container.get("resources"))
     return pod
 
 
-def _container_defaults(container: dict[str, Any]) -> None:
-    container.setdefault("terminationMessagePath", "/dev/termination-log")
-    container.setdefault("terminationMessagePolicy", "File")
-    container.setdefault("imagePullPolicy", "IfNotPresent")
-    if container.get("name") == "ome-container" and not container.get("readinessProbe"):
-        ports = container.get("ports") or []
-        port = ports[0].get("containerPort", 8080) if ports else 8080
-        container["readinessProbe"] = {
-            "tcpSocket": {"port": port},
-            "timeoutSeconds": 1,
-            "periodSeconds": 10,
-            "successThreshold": 1,
-            "failureThreshold": 3,
-        }
-
-
-def deployment(ctx: Context, component: str, merged: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
-    name = f"{ctx.name}-{component}"
-    labels, annotations = labels_and_annotations(ctx, component, merged)
-    app = truncate_name(name, 63)
-    labels["app"] = app
-    pod.setdefault("dnsPolicy", "ClusterFirst")
-    pod.setdefault("restartPolicy", "Always")
-    pod.setdefault("terminationGracePeriodSeconds", 30)
-    pod.setdefault("securityContext", {})
-    pod.setdefault("schedulerName", "default-scheduler")
-    for container in pod["containers"]:
-        _container_defaults(container)
-    strategy = merged.get("deploymentStrategy")
-    if (
-        not isinstance(strategy, dict)
-        or not strategy
-        or (strategy.get("type", "RollingUpdate") == "RollingUpdate" and not strategy.get("rollingUpdate"))
-    ):
-        strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": ctx.namespace, "labels": labels, "annotations": annotations},
-        "spec": {
-            "selector": {"matchLabels": {"app": app}},
-            "strategy": strategy,
-            "revisionHistoryLimit": 10,
-            "progressDeadlineSeconds": 600,
-            "template": {
-                "metadata": {
-                    "name": name,
-                    "namespace": ctx.namespace,
-                    "labels": dict(labels),
-                    "annotations": dict(annotations),
-                },
-                "spec": pod,
-            },
-        },
-    }
+def _go_resources(resources: Any) -> Any:
+    """``resources`` as Go writes it: canonical quantities, empty maps dropped (``omitempty``), but the struct
+    itself never omitted, so a container without requests or limits shows ``resources: {}``."""
+    if resources is None:
+        return {}
+    if not isinstance(resources, dict):
+        return resources
+    return {k: v for k, v in canonical_resources(resources).items() if v not in ({}, [], None)}

@@ -4,7 +4,8 @@ jsonschema takes about 2 ms per Deployment with these schemas, so every object f
 fastjsonschema's validator compiled from the same schema, with ``format`` an annotation as it is for
 jsonschema without a format checker, and defaults not filled in. Only an object it rejects goes to
 jsonschema, whose errors are the ones reported. Both are cached per Kubernetes version and kind.
-Kinds the package has no schema for (custom resources) are not checked.
+Kinds the package has no schema for (custom resources) are not checked, except the Knative Service,
+whose schema omerender ships (``EXTRA_SCHEMAS``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,8 @@ MAX_ERRORS_PER_OBJECT = 10
 # (pre-commit, Argo CD: started often, a few objects) stay on jsonschema; large ones compile.
 COMPILE_AFTER = 40
 _seen: dict[tuple[str, str, str], int] = {}
+# Custom resources omerender renders and ships a schema for (schemas/README.md); they use the Kubernetes definitions.
+EXTRA_SCHEMAS = {("Service", "serving.knative.dev/v1"): "knative-service-serving-v1.json"}
 
 Check = Callable[[Any], bool]
 
@@ -118,7 +122,10 @@ def _definitions(version: str) -> dict[str, Any]:
 def _schema_text(version: str, kind: str, api_version: str) -> str | None:
     entry = _folder(version).joinpath(_schema_name(kind, api_version))
     if not entry.is_file():
-        return None
+        extra = EXTRA_SCHEMAS.get((kind, api_version))
+        if extra is None:
+            return None
+        entry = files("omerender.schemas").joinpath(extra)
     return entry.read_text(encoding="utf-8")  # type: ignore[no-any-return]
 
 

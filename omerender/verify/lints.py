@@ -115,17 +115,5 @@ def runtime_lints(universe: Universe, chains: dict[str, Chain]) -> list[Diagnost
         found = size_range_finding(runtime, chains.get(runtime_key(runtime)), auto_selecting)
         if found is not None:
             out.append(found)
-        if runtime.spec.get("acceleratorRequirements") is not None:
-            out.append(
-                runtime.diag(
-                    WARNING,
-                    f"runtime {runtime.name} declares acceleratorRequirements, but omerender does not model AcceleratorClasses: "
-                    "an InferenceService that resolves a class gets that class's resources, nodeSelector, affinity and "
-                    "env/args overrides (and no PARALLELISM_SIZE) in a cluster, none of which is rendered",
-                    "spec",
-                    "acceleratorRequirements",
-                    code=codes.ACCELERATOR_NOT_MODELLED,
-                )
-            )
         out.extend(template_findings(runtime))
     return out

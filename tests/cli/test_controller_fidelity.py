@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from builders import FORMATS, MODEL, dump, isvc, objects, only, runtime
 
 from omerender.render.companions import KEDA_DEFAULT_QUERY, go_sprintf_name
@@ -114,13 +115,13 @@ def test_external_autoscaler_and_service_annotations(run_cli, tmp_path):
     assert kinds(result.stdout) == [
         ("ConfigMap", "modelconfig-svc"),
         ("Deployment", "svc-engine"),
+        ("Ingress", "svc"),
         ("PodDisruptionBudget", "svc-engine"),
         ("Service", "svc-engine"),
     ]
-    assert (
-        "warning: ingress creation is enabled for this InferenceService, so OME creates an Ingress (or a Gateway API HTTPRoute) instead of the external Service; omerender does not render it"
-        in result.stderr
-    )
+    # the annotation enables ingress creation: OME's IngressBuilder makes an Ingress instead of the external Service
+    rules = only(result.stdout, "Ingress")["spec"]["rules"]
+    assert [r["host"] for r in rules] == ["svc.default.svc.cluster.local"]
     service = only(result.stdout, "Service")
     assert service["spec"]["type"] == "LoadBalancer" and service["spec"]["loadBalancerIP"] == "10.0.0.9"
     assert only(result.stdout, "PodDisruptionBudget")["spec"] == {
@@ -129,13 +130,24 @@ def test_external_autoscaler_and_service_annotations(run_cli, tmp_path):
     }
 
 
-def test_serverless_engine_is_a_clear_error(run_cli, tmp_path):
+def test_serverless_engine_renders_a_knative_service(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": {"minReplicas": 0}}))
+    assert result.exit_code == 0, result
+    assert kinds(result.stdout) == [("ConfigMap", "modelconfig-svc"), ("Service", "svc"), ("Service", "svc-engine")]
+    ksvc = next(d for d in yaml.safe_load_all(result.stdout) if d["apiVersion"] == "serving.knative.dev/v1")
+    annotations = ksvc["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["autoscaling.knative.dev/min-scale"] == "0"
+    assert annotations["autoscaling.knative.dev/max-scale"] == "3"
+    assert annotations["autoscaling.knative.dev/class"] == "kpa.autoscaling.knative.dev"
+    assert ksvc["spec"]["traffic"] == [{"latestRevision": True, "percent": 100}]
+
+
+def test_multinode_ray_vllm_is_a_clear_error(run_cli, tmp_path):
+    engine = {"minReplicas": 1, "annotations": {"ome.io/deploymentMode": "MultiNodeRayVLLM"}}
+    result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": engine}))
     assert result.exit_code == 1
-    line = line_of(tmp_path, "minReplicas: 0")
-    assert (
-        f"in.yaml:{line}:5: error: engine component uses deployment mode Serverless, for which OME creates a Knative Service (serving.knative.dev/v1); omerender renders only RawDeployment and MultiNode components"
-        in result.stderr
+    assert "error: engine component uses deployment mode MultiNodeRayVLLM, for which OME creates RayClusters" in (
+        result.stderr
     )
 
 
@@ -183,7 +195,7 @@ def test_one_sided_range_completed_by_the_parent_is_a_note_without_auto_selectio
 
 
 def test_accelerator_classes(run_cli, tmp_path):
-    """ome-rendering §2.2 step 4a and §2.5: not modelled, warned; a named runtime lacking the class fails."""
+    """ome-rendering §2.2 step 4a and §2.5: a named runtime lacking the class fails with OME's message."""
     svc = isvc("svc", "rt")
     svc["metadata"]["annotations"] = {"ome.io/accelerator-class": "a100"}
     result = build(
@@ -194,15 +206,7 @@ def test_accelerator_classes(run_cli, tmp_path):
         "error: Runtime rt does not support model m3b: runtime rt does not support model : runtime does not support the required accelerator class"
         in result.stderr
     )
-    line = line_of(tmp_path, "acceleratorRequirements:") + 1
-    assert (
-        f"in.yaml:{line}:5: warning: runtime rt declares acceleratorRequirements, but omerender does not model AcceleratorClasses"
-        in result.stderr
-    )
-    assert (
-        "warning: InferenceService asks for accelerator class a100, but omerender does not model AcceleratorClasses"
-        in result.stderr
-    )
+    assert "does not model AcceleratorClasses" not in result.stderr  # modelled since issue 12
 
 
 def test_replica_override_is_reported_at_the_runtime(run_cli, tmp_path):

@@ -149,7 +149,8 @@ def test_containers_and_init_containers_merge_by_name(run_cli, write_tree):
     pod = render(run_cli, write_tree, parent, child)["spec"]["template"]["spec"]
     sidecar = next(c for c in pod["containers"] if c["name"] == "sidecar")
     assert sidecar["image"] == "s:2" and sidecar["args"] == ["--x"]
-    assert pod["initContainers"] == [{"name": "init", "image": "i:1", "command": ["go"]}]
+    # Go never omits the ResourceRequirements struct: resources: {} on every container (research-12 §9.3)
+    assert pod["initContainers"] == [{"name": "init", "image": "i:1", "command": ["go"], "resources": {}}]
 
 
 def test_ports_merge_by_container_port(run_cli, write_tree):

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "omerender"
 SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.errors", "omerender.ome"}
 SHARED |= {"omerender.data", "omerender.names", "omerender.schemas"}
 STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "output")
-STAGES += ("gitops", "cli")
+STAGES += ("factor", "gitops", "cli")
 
 
 def _module(path: Path) -> str:

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Benchmark `omerender factor` against `omerender build` on the same trees.
+
+    python bench/factor.py [--repeat 3] [--corpus ../shared/ome/runtimes] [--json FILE] [--keep]
+
+Two trees: OME's runtimes (the first copy of each duplicated name kept, as the acceptance of
+issue 14 asks) and the synthetic tree of gen_tree.py at scale 1 (1,000 runtimes, 5,000
+InferenceServices). For each, it times whole processes (wall time, best of --repeat) of
+`python -m omerender build TREE` and `python -m omerender factor TREE --output-dir OUT --force`,
+and prints both with their ratio, the runtimes factored and the lines before and after. factor
+builds the tree twice (before and after, for its proof) and rewrites files through ruamel.yaml,
+so a ratio of 2-4 is what to expect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from time import perf_counter
+
+import yaml
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+import gen_tree  # noqa: E402
+
+
+def corpus_copy(source: Path, target: Path) -> int:
+    """Copy runtime files, skipping a file whose runtime name an earlier file (in sorted order) has."""
+    seen: set[str] = set()
+    for path in sorted(source.rglob("*.yaml")):
+        docs = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if isinstance(d, dict)]
+        names = [str((d.get("metadata") or {}).get("name")) for d in docs if d.get("kind") == "ClusterServingRuntime"]
+        if not names or seen & set(names):
+            continue
+        seen.update(names)
+        out = target / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, out)
+    return len(seen)
+
+
+def timed(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+    start = perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, cwd=REPO, check=False)
+    return perf_counter() - start, proc
+
+
+def measure(tree: Path, out: Path, repeat: int) -> dict[str, object]:
+    build = [sys.executable, "-m", "omerender", "build", str(tree), "--kube-version", "none"]
+    factor = [
+        sys.executable, "-m", "omerender", "factor", str(tree), "--output-dir", str(out), "--force",
+        "--kube-version", "none", "-o", "json",
+    ]  # fmt: skip
+    best_build = best_factor = float("inf")
+    report: dict[str, object] = {}
+    for _ in range(repeat):
+        seconds, proc = timed(build)
+        if proc.returncode != 0:
+            raise SystemExit(f"build failed on {tree}:\n{proc.stderr.decode()[-2000:]}")
+        best_build = min(best_build, seconds)
+        seconds, proc = timed(factor)
+        if proc.returncode != 0:
+            raise SystemExit(f"factor failed on {tree}:\n{proc.stderr.decode()[-2000:]}")
+        best_factor = min(best_factor, seconds)
+        report = json.loads(proc.stdout)
+    totals = report["totals"]
+    assert isinstance(totals, dict)
+    return {
+        "build_s": round(best_build, 2),
+        "factor_s": round(best_factor, 2),
+        "ratio": round(best_factor / best_build, 2),
+        **{k: totals[k] for k in ("runtimes", "children", "profiles", "flat", "linesBefore", "linesAfter")},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "ome" / "runtimes")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="factor-bench-"))
+    results: dict[str, dict[str, object]] = {}
+    try:
+        if args.corpus.is_dir():
+            corpus_copy(args.corpus, work / "corpus")
+            results["ome-corpus"] = measure(work / "corpus", work / "corpus-out", args.repeat)
+        gen_tree.generate(work / "synthetic", runtimes=1000, isvcs=5000, scale=1, seed=1)
+        results["synthetic-1000"] = measure(work / "synthetic", work / "synthetic-out", args.repeat)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    header = ("tree", "build_s", "factor_s", "ratio", "runtimes", "children", "profiles", "linesBefore", "linesAfter")
+    rows = [header] + [(name, *(str(r[k]) for k in header[1:])) for name, r in results.items()]
+    widths = [max(len(str(row[i])) for row in rows) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""``factor``: turn flat runtimes into profiles and thin children, proving nothing rendered changes."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from omerender.cli.common import (
+    DEFAULT_KUBE_VERSION,
+    guard,
+    kube_version_option,
+    lock_file_option,
+    model_metadata_option,
+    namespace_option,
+    paths_argument,
+    refuse_output_in_input,
+    report,
+    resolve_kube_version,
+    strict_option,
+    with_report_options,
+)
+from omerender.errors import EXIT_FINDINGS
+
+
+def _names(given: tuple[str, ...]) -> dict[str, str]:
+    from omerender.names import DNS_1123_SUBDOMAIN
+
+    names: dict[str, str] = {}
+    for item in given:
+        stem, sep, name = item.partition("=")
+        name = name.removesuffix("-profile")
+        if not sep or not stem or not DNS_1123_SUBDOMAIN.match(f"{name}-profile"):
+            raise click.BadParameter(
+                f"{item!r}: want DEFAULT=NAME, NAME a DNS subdomain", param_hint="'--profile-name'"
+            )
+        names[stem.removesuffix("-profile")] = name
+    return names
+
+
+@click.command()
+@paths_argument
+@namespace_option
+@click.option("--output-dir", type=click.Path(file_okay=False), help="Write the factored tree into DIR (atomically).")
+@click.option(
+    "--in-place", is_flag=True, help="Rewrite the input files that change, each atomically; add the profiles."
+)
+@click.option("--dry-run", is_flag=True, help="Write nothing; print the report (and with --diff the diffs).")
+@click.option("--diff", "show_diff", is_flag=True, help="Also print a unified diff of every file changed or added.")
+@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--force", is_flag=True, help="With --output-dir: replace a DIR that is not empty.")
+@click.option(
+    "--profiles-dir",
+    type=click.Path(file_okay=False),
+    help="Folder for the new profile files [default: profiles/ in the first PATH].",
+)
+@click.option(
+    "--profile-name",
+    multiple=True,
+    metavar="DEFAULT=NAME",
+    help="Name the profile factor would call DEFAULT-profile NAME-profile instead (repeatable).",
+)
+@click.option(
+    "--convert-auto-selected",
+    is_flag=True,
+    help="Also turn auto-selected runtimes into children, with autoSelect: false; refused when an "
+    "InferenceService relies on OME selecting one of them.",
+)
+@click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
+@lock_file_option
+@model_metadata_option
+@strict_option
+@kube_version_option
+@with_report_options
+@guard
+def factor(
+    paths: tuple[str, ...],
+    namespace: str,
+    output_dir: str | None,
+    in_place: bool,
+    dry_run: bool,
+    show_diff: bool,
+    output: str,
+    force: bool,
+    profiles_dir: str | None,
+    profile_name: tuple[str, ...],
+    no_class_profiles: bool,
+    convert_auto_selected: bool,
+    report_format: str,
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    max_file_size: int,
+    lock_file: str | None = None,
+    model_metadata: str | None = None,
+    strict: bool = False,
+    kube_version: str | None = DEFAULT_KUBE_VERSION,
+) -> None:
+    """Turn flat runtimes in PATHS into profiles and thin children that inherit from them.
+
+    Runtimes sharing an engine (runner image repository, multi-node or not, components) get a
+    profile holding what they all share; each becomes a child that keeps its name, file, comments
+    and what differs. Before writing, factor proves that every runtime's merged spec and every
+    rendered object stay the same, byte for byte; if not, it writes nothing and exits 1.
+    Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
+    """
+    from omerender.factor import tree
+    from omerender.factor.report import as_json, table, unified_diffs
+    from omerender.factor.run import FactorOptions
+    from omerender.factor.run import factor as run_factor
+    from omerender.pipeline import BuildOptions
+
+    if sum((output_dir is not None, in_place, dry_run)) != 1:
+        raise click.UsageError("give exactly one of --output-dir DIR, --in-place and --dry-run")
+    if "-" in paths:
+        raise click.UsageError("factor rewrites files, so it cannot read stdin ('-')")
+    if force and output_dir is None:
+        raise click.UsageError("--force goes with --output-dir")
+    names = _names(profile_name)
+    kube = resolve_kube_version(kube_version)
+    if output_dir is not None:
+        refuse_output_in_input(list(paths), [("--output-dir", output_dir), ("--report-file", report_file)])
+        if not force and not tree.is_empty_dir(output_dir):
+            raise click.UsageError(f"{output_dir} is not empty; use --force to replace it")
+        try:
+            tree.roots_of(list(paths))
+        except tree.TreeError as exc:
+            raise click.UsageError(str(exc)) from None
+    options = FactorOptions(
+        build=BuildOptions(
+            namespace=namespace,
+            max_file_bytes=max_file_size,
+            lock_file=lock_file,
+            model_metadata=model_metadata,
+            strict=strict,
+            kube_version=kube,
+        ),
+        profiles_dir=profiles_dir,
+        names=names,
+        deep=not no_class_profiles,
+        convert_auto_selected=convert_auto_selected,
+    )
+    result = run_factor(list(paths), options)
+    report(result.diagnostics, report_format, report_file, max_errors, verbose)
+    if result.failed:
+        sys.exit(EXIT_FINDINGS)
+    if output_dir is not None:
+        try:
+            tree.write_tree(output_dir, tree.mirror(list(paths), result.files))
+        except tree.TreeError as exc:
+            raise click.UsageError(str(exc)) from None
+    elif in_place:
+        tree.write_in_place(result.files)
+    click.echo(as_json(result.report) if output == "json" else table(result.report), nl=False)
+    if show_diff:
+        click.echo(unified_diffs(result.originals, result.files), nl=False)
+
+
+COMMANDS = (factor,)

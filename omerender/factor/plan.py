@@ -1,0 +1,277 @@
+"""Which runtimes become children of which profiles: grouping, naming and the profile hierarchy.
+
+Pure: takes the resolved universe and chains, returns a ``Plan`` of profile specs, child specs and
+the runtimes left flat with the reason. Runtimes are grouped by engine (the runner image's
+repository), whether they are multi-node, and which components they configure. Each group of two
+or more gets an engine profile; its members are then split by GPU class (the engine's resources,
+node selector and tolerations) and a class shared by two or more members gets a profile of its
+own below the engine profile, when that saves lines. Every child is proved against the pure merge
+before it is planned; a member that does not prove is left flat (so are the runtimes the proof
+would need to bend: auto-selected ones, ones that inherit or are inherited from).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from omerender.factor import extract
+from omerender.load.obj import Obj
+from omerender.ome import COMPONENTS, INHERIT_FROM
+from omerender.ome import SERVING_RUNTIME as SR
+from omerender.resolve.index import Universe, runtime_key
+from omerender.resolve.inherit import Chain, is_profile
+from omerender.resolve.merge import is_unset, merge
+
+RUNNER_PATHS = (("runner",), ("leader", "runner"), ("worker", "runner"))
+CLASS_FIELDS = ("resources", "nodeSelector", "tolerations", "affinity")
+MAX_GROUP = 10_000
+
+
+@dataclass
+class Profile:
+    name: str
+    parent: str | None
+    spec: dict[str, Any]  # without disabled: true, added when written
+    members: list[str] = field(default_factory=list)  # runtime keys, or profile names below it
+
+
+@dataclass
+class Child:
+    runtime: Obj
+    parent: str
+    spec: dict[str, Any]
+    converted: bool = False  # was auto-selected: its formats get autoSelect: false
+
+
+@dataclass
+class Flat:
+    runtime: Obj
+    reason: str
+
+
+@dataclass
+class Plan:
+    profiles: list[Profile] = field(default_factory=list)
+    children: list[Child] = field(default_factory=list)
+    flat: list[Flat] = field(default_factory=list)
+    inheriting: list[Obj] = field(default_factory=list)  # runtimes that already inherit: left as they are
+
+
+def auto_selected(spec: dict[str, Any]) -> bool:
+    formats = spec.get("supportedModelFormats")
+    return isinstance(formats, list) and any(isinstance(f, dict) and f.get("autoSelect") is True for f in formats)
+
+
+def without_auto_select(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with ``autoSelect: false`` wherever a supported model format sets ``autoSelect: true``."""
+    formats = spec.get("supportedModelFormats")
+    if not isinstance(formats, list):
+        return spec
+    turned = [{**f, "autoSelect": False} if isinstance(f, dict) and f.get("autoSelect") is True else f for f in formats]
+    return {**spec, "supportedModelFormats": turned}
+
+
+def _get(value: Any, *keys: str) -> Any:
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _multinode(spec: dict[str, Any]) -> bool:
+    return any(
+        _get(spec, f"{c}Config", part) is not None for c in ("engine", "decoder") for part in ("leader", "worker")
+    )
+
+
+def image_repository(spec: dict[str, Any]) -> str:
+    for path in RUNNER_PATHS:
+        image = _get(spec, "engineConfig", *path, "image")
+        if isinstance(image, str) and image:
+            repo = image.split("@", 1)[0]
+            slash = repo.rfind("/")
+            colon = repo.rfind(":")
+            return repo[:colon] if colon > slash else repo
+    return ""
+
+
+def group_key(spec: dict[str, Any]) -> tuple[str, bool, tuple[str, ...]]:
+    return (
+        image_repository(spec),
+        _multinode(spec),
+        tuple(c for c in COMPONENTS if isinstance(spec.get(f"{c}Config"), dict)),
+    )
+
+
+def default_name(key: tuple[str, bool, tuple[str, ...]]) -> str:
+    repo, multinode, components = key
+    base = re.sub(r"[^a-z0-9]+", "-", repo.rsplit("/", 1)[-1].lower()).strip("-") or "runtime"
+    parts = [base]
+    if "decoder" in components:
+        parts.append("pd")
+    if multinode:
+        parts.append("multinode")
+    return "-".join(parts)
+
+
+def _unique(stem: str, taken: set[str]) -> str:
+    """``STEM-profile``, or ``STEM-2-profile`` and so on when a runtime or profile has that name."""
+    stem, n = stem[:230], 2
+    candidate = f"{stem}-profile"
+    while candidate in taken:
+        candidate = f"{stem}-{n}-profile"
+        n += 1
+    taken.add(candidate)
+    return candidate
+
+
+def _top(spec: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in spec.items() if not is_unset(v)}
+
+
+def _with_runner_names(child: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """A child that restates part of a runner keeps its ``name`` (the CRD requires one)."""
+    for component in COMPONENTS:
+        for path in RUNNER_PATHS:
+            runner = _get(child, f"{component}Config", *path)
+            name = _get(spec, f"{component}Config", *path, "name")
+            if isinstance(runner, dict) and "name" not in runner and name is not None:
+                restated = {"name": name, **runner}
+                runner.clear()
+                runner.update(restated)
+    return child
+
+
+def _lines(value: Any) -> int:
+    """A rough line count of ``value`` written as block YAML: enough to compare two plans."""
+    if isinstance(value, dict):
+        return sum(1 + (_lines(v) if isinstance(v, (dict, list)) and v else 0) for v in value.values())
+    if isinstance(value, list):
+        return sum(max(1, _lines(v)) if isinstance(v, (dict, list)) else 1 for v in value)
+    return 1
+
+
+def _proved(specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
+    """The profile for ``specs`` and the children that prove; indices of members that do not."""
+    members = list(range(len(specs)))
+    dropped: list[int] = []
+    while len(members) >= 2:
+        shared, children = extract.extract([specs[i] for i in members])
+        failed = [i for i, c in zip(members, children, strict=True) if not extract.proves(shared, c, specs[i])]
+        if not failed:
+            out: list[dict[str, Any]] = [{} for _ in specs]
+            for i, c in zip(members, children, strict=True):
+                out[i] = c
+            return shared, out, dropped
+        dropped.extend(failed)
+        members = [i for i in members if i not in failed]
+    return {}, [], dropped + members
+
+
+def kept_first(dropped: list[int], size: int) -> int:
+    return next(i for i in range(size) if i not in dropped)
+
+
+def _gpu_class(child: dict[str, Any]) -> str:
+    engine = child.get("engineConfig")
+    picked = {f: engine.get(f) for f in CLASS_FIELDS} if isinstance(engine, dict) else {}
+    runner = _get(engine, "runner", "resources")
+    return extract._canon([picked, runner])
+
+
+def plan(
+    universe: Universe,
+    chains: dict[str, Chain],
+    rename: Callable[[str], str] = lambda name: name,
+    deep: bool = True,
+    convert_auto: bool = False,
+) -> Plan:
+    result = Plan()
+    runtimes = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
+    taken = {r.name for r in runtimes}
+    parents = {str(r.annotations[INHERIT_FROM]) for r in runtimes if r.annotations.get(INHERIT_FROM)}
+    groups: dict[tuple[str, bool, tuple[str, ...]], list[Obj]] = {}
+    for runtime in runtimes:
+        spec = runtime.spec
+        if is_profile(runtime):
+            continue
+        reason = ""
+        if runtime.annotations.get(INHERIT_FROM):
+            result.inheriting.append(runtime)
+            continue
+        if runtime.name in parents:
+            reason = "other runtimes inherit from it"
+        elif auto_selected(spec) and not convert_auto:
+            reason = "autoSelect: true (OME renders a runtime it selects from its own spec, without inheritance)"
+        elif spec.get("disabled") is not False and spec.get("disabled") is not True:
+            reason = "sets no spec.disabled, so as a child of a disabled profile its merged spec would change"
+        elif runtime.kind == SR and runtime.name in universe.cluster_runtimes:
+            reason = "a ClusterServingRuntime has its name"
+        if reason:
+            result.flat.append(Flat(runtime, reason))
+            continue
+        groups.setdefault(group_key(spec), []).append(runtime)
+    for key in sorted(groups):
+        members = groups[key][:MAX_GROUP]
+        if len(members) < 2:
+            result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
+            continue
+        specs = [_top(without_auto_select(chains[runtime_key(r)].spec or r.spec)) for r in members]
+        shared, children, dropped = _proved(specs)
+        result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
+        if not shared:
+            kept = [i for i in range(len(members)) if i not in dropped]
+            result.flat.extend(Flat(members[i], "its group shares nothing every member can inherit") for i in kept)
+            continue
+        name = _unique(rename(default_name(key)), taken)
+        top = Profile(name, None, _with_runner_names(shared, specs[kept_first(dropped, len(members))]))
+        result.profiles.append(top)
+        kept = [i for i in range(len(members)) if i not in dropped]
+        classes: dict[str, list[int]] = {}
+        for i in kept:
+            classes.setdefault(_gpu_class(children[i]), []).append(i)
+        for n, klass in enumerate(sorted(classes.values(), key=lambda c: (-len(c), c[0]))):
+            sub = _subprofile(shared, [specs[i] for i in klass], [children[i] for i in klass]) if deep else None
+            if sub is None:
+                for i in klass:
+                    child = _with_runner_names(children[i], specs[i])
+                    result.children.append(Child(members[i], name, child, auto_selected(members[i].spec)))
+                    top.members.append(runtime_key(members[i]))
+                continue
+            sub_spec, sub_children = sub
+            sub_name = _unique(f"{name.removesuffix('-profile')}-{_class_label(merge(shared, sub_spec), n)}", taken)
+            result.profiles.append(Profile(sub_name, name, _with_runner_names(sub_spec, merge(shared, sub_spec))))
+            top.members.append(sub_name)
+            for i, c in zip(klass, sub_children, strict=True):
+                child = _with_runner_names(c, specs[i])
+                result.children.append(Child(members[i], sub_name, child, auto_selected(members[i].spec)))
+                result.profiles[-1].members.append(runtime_key(members[i]))
+        top.members.sort()
+    return result
+
+
+def _class_label(spec: dict[str, Any], n: int) -> str:
+    for resources in (_get(spec, "engineConfig", "resources"), _get(spec, "engineConfig", "runner", "resources")):
+        gpus = _get(resources, "limits", "nvidia.com/gpu") or _get(resources, "requests", "nvidia.com/gpu")
+        if isinstance(gpus, (int, str)) and re.fullmatch(r"[0-9]{1,4}", str(gpus)):
+            return f"{gpus}gpu"
+    return f"class{n + 1}"
+
+
+def _subprofile(
+    shared: dict[str, Any], specs: list[dict[str, Any]], children: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """A profile below ``shared`` for one class of members, if it proves and saves lines."""
+    if len(specs) < 2:
+        return None
+    sub, subchildren = extract.extract(children)
+    if not sub:
+        return None
+    base = merge(shared, sub)
+    if not all(extract.proves(base, c, s) for c, s in zip(subchildren, specs, strict=True)):
+        return None
+    before = sum(_lines(c) for c in children)
+    after = _lines(sub) + 8 + sum(_lines(c) for c in subchildren)  # 8: a profile's apiVersion, kind, metadata
+    return (sub, subchildren) if after < before else None

@@ -1,0 +1,71 @@
+"""factor's report as text: the profiles with their members and lines, what was left flat, the totals; and diffs."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+
+def _columns(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in rows)
+
+
+def _percent(after: int, before: int) -> str:
+    return f"{100 * after / before:.1f}%" if before else "-"
+
+
+def table(report: dict[str, Any]) -> str:
+    out = []
+    if report["profiles"]:
+        rows = [["PROFILE", "PARENT", "FILE", "MEMBERS", "LINES BEFORE", "LINES AFTER"]]
+        for p in report["profiles"]:
+            rows.append(
+                [
+                    p["name"],
+                    p["parent"] or "-",
+                    p["file"],
+                    str(len(p["members"])),
+                    str(p["linesBefore"]),
+                    str(p["linesAfter"]),
+                ]
+            )
+        out.append(_columns(rows))
+        out.append(
+            "".join(
+                f"{p['name']}: {' '.join(m.rsplit('/', 1)[-1] for m in p['members'])}\n" for p in report["profiles"]
+            )
+        )
+    if report["flat"]:
+        out.append(_columns([["LEFT FLAT", "REASON"]] + [[f["runtime"], f["reason"]] for f in report["flat"]]))
+    if report.get("autoSelection"):
+        rows = [["RELIES ON AUTO-SELECTION", "SELECTED RUNTIME"]]
+        rows += [[r["inferenceService"], r["runtime"]] for r in report["autoSelection"]]
+        out.append(_columns(rows))
+    t = report["totals"]
+    out.append(
+        f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} {'profile' if t['profiles'] == 1 else 'profiles'}, {t['flat']} left flat, "
+        f"{t['alreadyInheriting']} already inherit; lines of the runtimes factored {t['linesBefore']} -> "
+        f"{t['linesAfter']} with their profiles ({_percent(t['linesAfter'], t['linesBefore'])})\n"
+    )
+    return "\n".join(out)
+
+
+def as_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=True) + "\n"
+
+
+def unified_diffs(originals: dict[str, str], files: dict[str, str]) -> str:
+    out: list[str] = []
+    for path in sorted(files):
+        before = originals.get(path)
+        out.extend(
+            difflib.unified_diff(
+                (before or "").splitlines(True),
+                files[path].splitlines(True),
+                path if before is not None else "/dev/null",
+                path,
+            )
+        )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)

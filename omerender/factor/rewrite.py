@@ -1,0 +1,195 @@
+"""Rewriting runtime documents as thin children, and writing profiles, as YAML text.
+
+Only the document of a rewritten runtime is re-emitted, through a ruamel.yaml round trip that keeps
+its comments, key order and quoting; the rest of the file (other documents, the text around them)
+is kept to the byte. Fields the child no longer needs are deleted from the round-tripped document,
+so whatever the child keeps is the text the author wrote. The indentation of sequences is taken
+from the document itself: the style that reproduces the untouched document best is used.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from typing import Any
+
+from omerender.factor.plan import Profile
+from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RUNTIME_PROFILE
+from omerender.resolve.merge import MERGE_KEYS
+
+INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
+
+
+class RewriteError(Exception):
+    """A document factor cannot rewrite as planned (a bug in factor: the plan came from it)."""
+
+
+def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> Any:
+    import yaml
+    from ruamel.yaml import YAML
+    from ruamel.yaml.representer import RoundTripRepresenter
+
+    resolver = yaml.resolver.Resolver()
+
+    class Representer(RoundTripRepresenter):
+        """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
+
+    def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
+        if data and (
+            resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str"  # type: ignore[no-untyped-call]
+            or (quote_versions and _VERSION.fullmatch(data))
+        ):
+            return rep.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+        return rep.represent_str(data)
+
+    Representer.add_representer(str, represent_str)
+    rt = YAML()
+    rt.Representer = Representer
+    rt.preserve_quotes = True
+    rt.width = 4096
+    rt.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
+    return rt
+
+
+def _dump(rt: Any, data: Any) -> str:
+    out = io.StringIO()
+    rt.dump(data, out)
+    return str(out.getvalue())
+
+
+def _prune(node: Any, want: Any, field: str = "") -> None:
+    """Delete from the round-tripped ``node`` what ``want`` (a sub-document of it) leaves out."""
+    if isinstance(node, dict) and isinstance(want, dict):
+        keys = {str(k): k for k in node}
+        for name, key in keys.items():
+            if name not in want:
+                del node[key]
+            else:
+                _prune(node[key], want[name], name)
+        return
+    merge_key = MERGE_KEYS.get(field)
+    if merge_key and isinstance(node, list) and isinstance(want, list):
+        taken = index = 0
+        while index < len(node):
+            item = node[index]
+            key = item.get(merge_key) if isinstance(item, dict) else None
+            if taken < len(want) and isinstance(want[taken], dict) and key == want[taken].get(merge_key):
+                _prune(item, want[taken], "")
+                taken += 1
+                index += 1
+            else:
+                del node[index]
+
+
+def _indent(text: str) -> tuple[int, int, int]:
+    """The mapping indent, sequence indent and dash offset ``text`` is written with (the first seen of each)."""
+    mapping = offset = None
+    lines = text.splitlines()
+    for above, below in itertools.pairwise(lines):
+        key = _KEY_LINE.match(above)
+        if key is None:
+            continue
+        dash, nested = _DASH_LINE.match(below), _KEY_LINE.match(below)
+        if dash is not None and offset is None:
+            offset = len(dash[1]) - len(key[1])
+        elif nested is not None and mapping is None and len(nested[1]) > len(key[1]):
+            mapping = len(nested[1]) - len(key[1])
+        if mapping is not None and offset is not None:
+            break
+    mapping = mapping if mapping in (2, 3, 4) else 2
+    offset = offset if offset is not None and 0 <= offset <= 4 else 2
+    return mapping, max(offset + 2, mapping), offset
+
+
+_VERSION = re.compile(r"[0-9][0-9.]*")  # "1.0.0" reads as a string, but is quoted as people write versions
+_LINE_BREAK = re.compile("\r\n|\r|\n|\x85|\u2028|\u2029")  # what libyaml counts as a line break
+_KEY_LINE = re.compile(r"^( *)[^\s#-][^:]*:\s*(#.*)?$")
+_DASH_LINE = re.compile(r"^( *)- ")
+
+
+def rewrite_document(text: str, child_spec: dict[str, Any], parent: str, no_auto_select: bool = False) -> str:
+    """The document ``text`` as a child of ``parent`` holding only ``child_spec`` under ``spec``."""
+    from ruamel.yaml.comments import CommentedMap
+
+    rt = _yaml(_indent(text))
+    data = rt.load(text)
+    if not isinstance(data, CommentedMap) or not isinstance(data.get("spec"), CommentedMap):
+        raise RewriteError("the runtime document has no spec mapping")
+    _prune(data["spec"], child_spec, "")
+    formats = data["spec"].get("supportedModelFormats")
+    if no_auto_select and isinstance(formats, list):
+        for entry in formats:
+            if isinstance(entry, dict) and entry.get("autoSelect") is True:
+                entry["autoSelect"] = False
+    metadata = data.get("metadata")
+    if not isinstance(metadata, CommentedMap):
+        raise RewriteError("the runtime document has no metadata mapping")
+    annotations = metadata.get("annotations")
+    if not isinstance(annotations, CommentedMap):
+        if "annotations" in metadata:
+            del metadata["annotations"]
+        after = max((i for i, k in enumerate(metadata) if k in ("name", "namespace")), default=len(metadata) - 1)
+        metadata.insert(after + 1, "annotations", CommentedMap())
+        annotations = metadata["annotations"]
+    annotations[INHERIT_FROM] = parent
+    return _dump(rt, data)
+
+
+def document_span(text: str, node: Any) -> tuple[int, int]:
+    """Character offsets of the root node of a document composed from ``text`` (its start and end marks)."""
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text))]
+
+    def offset(mark: Any) -> int:
+        line = min(int(mark.line), len(starts) - 1)
+        return min(starts[line] + int(mark.column), len(text))
+
+    return offset(node.start_mark), offset(node.end_mark)
+
+
+def _count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def rewrite_file(text: str, edits: list[tuple[Any, dict[str, Any], str, bool]]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with each document (by its composed root node) rewritten as a child, the rest kept;
+    and per edit, in the order given, the document's lines before and after."""
+    spans = [(document_span(text, edit[0]), n) for n, edit in enumerate(edits)]
+    counts: list[tuple[int, int]] = [(0, 0)] * len(edits)
+    out = text
+    for (start, end), n in sorted(spans, reverse=True):
+        _, spec, parent, no_auto_select = edits[n]
+        piece = out[start:end]
+        new = rewrite_document(piece, spec, parent, no_auto_select)
+        if not piece.endswith("\n") and new.endswith("\n"):
+            new = new[:-1]
+        counts[n] = (_count(piece), _count(new))
+        out = out[:start] + new + out[end:]
+    return out, counts
+
+
+def profile_document(profile: Profile) -> dict[str, Any]:
+    annotations = {RUNTIME_PROFILE: "true"}
+    if profile.parent:
+        annotations[INHERIT_FROM] = profile.parent
+    return {
+        "apiVersion": API_VERSION,
+        "kind": CLUSTER_SERVING_RUNTIME,
+        "metadata": {"name": profile.name, "annotations": annotations},
+        "spec": {"disabled": True, **profile.spec},
+    }
+
+
+def profile_text(profile: Profile, header: str) -> str:
+    from ruamel.yaml.comments import CommentedMap
+
+    def commented(value: Any) -> Any:
+        if isinstance(value, dict):
+            return CommentedMap((k, commented(v)) for k, v in value.items())
+        if isinstance(value, list):
+            return [commented(v) for v in value]
+        return value
+
+    data = commented(profile_document(profile))
+    data.yaml_set_start_comment(header)
+    return _dump(_yaml(INDENTS[0], quote_versions=True), data)

@@ -1,0 +1,275 @@
+"""``factor``: read a tree like ``build``, plan profiles, rewrite the files, and prove nothing rendered changes.
+
+Returns the new text of every file to change or create and a report; writes nothing. The proof
+builds the new tree with the same pipeline as the old one and requires, for every runtime, the
+same revision (the merged spec) and, for the whole tree, the same rendered objects to the byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omerender import codes
+from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
+from omerender.factor import extract
+from omerender.factor.plan import Plan, plan, without_auto_select
+from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
+from omerender.lifecycle.lock import revision_of
+from omerender.load.obj import Obj
+from omerender.load.reader import STDIN, LoadOptions, load, to_object
+from omerender.load.yamlio import dump_stream, parse_documents
+from omerender.pipeline import BuildOptions, BuildResult, build_objects
+from omerender.resolve.index import runtime_key
+
+HEADER = "Written by `omerender factor`: what the runtimes inheriting from this profile share."
+
+
+@dataclass
+class FactorOptions:
+    build: BuildOptions = field(default_factory=BuildOptions)
+    profiles_dir: str | None = None  # None: profiles/ in the first PATH
+    names: dict[str, str] = field(default_factory=dict)  # default profile stem -> the name wanted
+    deep: bool = True  # GPU-class profiles below the engine profiles
+    convert_auto_selected: bool = False  # auto-selected runtimes become children with autoSelect: false
+
+
+@dataclass
+class FactorResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # path -> new text (changed or new files only)
+    originals: dict[str, str] = field(default_factory=dict)  # path -> old text of the changed files
+    report: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.severity == ERROR for d in self.diagnostics)
+
+
+def read_text(path: str) -> str:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def profiles_folder(paths: list[str], given: str | None) -> Path:
+    if given:
+        return Path(given)
+    first = Path(next(p for p in paths if p != STDIN))
+    return (first if first.is_dir() else first.parent) / "profiles"
+
+
+def _lines(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+def _rewrite(p: Plan, texts: dict[str, str]) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+    """New texts of the files holding children, and each child's lines before and after."""
+    by_path: dict[str, list[Any]] = {}
+    for c in p.children:
+        by_path.setdefault(c.runtime.path, []).append(c)
+    files: dict[str, str] = {}
+    lines: dict[str, tuple[int, int]] = {}
+    for path, children in sorted(by_path.items()):
+        files[path], counts = rewrite_file(
+            texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children]
+        )
+        for c, count in zip(children, counts, strict=True):
+            lines[runtime_key(c.runtime)] = count
+    return files, lines
+
+
+def _profile_files(p: Plan, folder: Path, existing: set[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for profile in p.profiles:
+        path, n = folder / f"{profile.name}.yaml", 2
+        while path.as_posix() in existing or path.exists():
+            path, n = folder / f"{profile.name}-{n}.yaml", n + 1
+        out[path.as_posix()] = profile_text(profile, HEADER)
+        existing.add(path.as_posix())
+    return out
+
+
+def _objects(texts: dict[str, str], options: LoadOptions) -> tuple[list[Obj], list[Diagnostic]]:
+    objects, problems = [], []
+    for path, text in sorted(texts.items()):
+        for doc in parse_documents(text):
+            obj, problem = to_object(path, doc, options)
+            if problem is not None:
+                problems.append(problem)
+            if obj is not None:
+                objects.append(obj)
+    return objects, problems
+
+
+def _by_key(result: BuildResult) -> dict[str, Obj]:
+    return {runtime_key(r): r for r in result.universe.all_runtimes()}
+
+
+def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diagnostic]:
+    problems = [
+        Diagnostic(
+            d.path,
+            d.line,
+            d.col,
+            ERROR,
+            f"factor's output does not build (a bug in factor): {d.message}",
+            codes.FACTOR_PROOF,
+        )
+        for d in new.diagnostics
+        if d.severity == ERROR
+    ]
+    new_runtimes = _by_key(new)
+    for key, runtime in sorted(_by_key(old).items()):
+        chain_old, chain_new = old.chains[key], new.chains.get(key) if key in new_runtimes else None
+        if chain_new is None or chain_new.spec is None or chain_old.spec is None:
+            problems.append(
+                runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code=codes.FACTOR_PROOF)
+            )
+            continue
+        expected = without_auto_select(chain_old.spec) if key in converted else chain_old.spec
+        if revision_of(expected) != revision_of(chain_new.spec):
+            where = extract.first_difference(expected, chain_new.spec)
+            problems.append(
+                runtime.diag(
+                    ERROR,
+                    f"factor would change the merged spec of {key} at {where} (revision {revision_of(expected)} "
+                    f"-> {revision_of(chain_new.spec)}); a bug in factor, nothing written",
+                    code=codes.FACTOR_PROOF,
+                )
+            )
+    old_objects = {_object_key(o): o for o in old.objects}
+    new_objects = {_object_key(o): o for o in new.objects}
+    for ident in sorted(old_objects.keys() | new_objects.keys()):
+        before, after = old_objects.get(ident), new_objects.get(ident)
+        if before is None or after is None or dump_stream([before]) != dump_stream([after]):
+            where = extract.first_difference(before, after, "") if before and after else "(the whole object)"
+            problems.append(
+                Diagnostic(
+                    "<factor>",
+                    1,
+                    1,
+                    ERROR,
+                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in factor, nothing written",
+                    codes.FACTOR_PROOF,
+                )
+            )
+    if not problems and dump_stream(old.objects) != dump_stream(new.objects):
+        problems.append(
+            Diagnostic("<factor>", 1, 1, ERROR, "factor would reorder rendered objects", codes.FACTOR_PROOF)
+        )
+    return problems
+
+
+def _relying_on_selection(result: BuildResult) -> list[tuple[Obj, str]]:
+    """InferenceServices that name no runtime, and the runtime OME selects for each."""
+    records = result.lifecycle.records if result.lifecycle is not None else {}
+    return [
+        (record.isvc, runtime_key(record.runtime))
+        for _, record in sorted(records.items())
+        if record.selection == "chosen" and record.runtime is not None
+    ]
+
+
+def _object_key(obj: dict[str, Any]) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return (str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
+
+
+def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple[str, int]]) -> dict[str, Any]:
+    """``written``: per profile name, its file and its lines."""
+    profile_lines = {name: count for name, (_, count) in written.items()}
+    profiles = []
+    for pr in p.profiles:
+        runtimes = [m for m in pr.members if m in lines]
+        before = sum(lines[m][0] for m in runtimes)
+        after = profile_lines[pr.name] + sum(lines[m][1] for m in runtimes)
+        profiles.append(
+            {
+                "name": pr.name,
+                "parent": pr.parent,
+                "file": written[pr.name][0],
+                "members": list(pr.members),
+                "linesBefore": before,
+                "linesAfter": after,
+            }
+        )
+    before = sum(b for b, _ in lines.values())
+    after = sum(a for _, a in lines.values()) + sum(profile_lines.values())
+    return {
+        "profiles": profiles,
+        "children": len(p.children),
+        "flat": [
+            {"runtime": runtime_key(f.runtime), "reason": f.reason}
+            for f in sorted(p.flat, key=lambda f: runtime_key(f.runtime))
+        ],
+        "totals": {
+            "runtimes": len(p.children) + len(p.flat) + len(p.inheriting),
+            "alreadyInheriting": len(p.inheriting),
+            "children": len(p.children),
+            "profiles": len(p.profiles),
+            "flat": len(p.flat),
+            "linesBefore": before,
+            "linesAfter": after,
+        },
+    }
+
+
+def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] = lambda: b"") -> FactorResult:
+    load_options = LoadOptions(namespace=options.build.namespace, max_file_bytes=options.build.max_file_bytes)
+    loaded = load(paths, load_options, stdin)
+    old = build_objects(loaded.objects, loaded.diagnostics, options.build, paths)
+    result = FactorResult(diagnostics=list(old.diagnostics))
+    if old.failed:
+        return result
+    p = plan(
+        old.universe,
+        old.chains,
+        lambda stem: options.names.get(stem, stem),
+        options.deep,
+        options.convert_auto_selected,
+    )
+    relying = _relying_on_selection(old)
+    converted = {runtime_key(c.runtime) for c in p.children if c.converted}
+    lost = [
+        isvc.diag(
+            ERROR,
+            f"InferenceService {isvc.namespace}/{isvc.name} names no runtime and OME selects {runtime}, which "
+            "--convert-auto-selected would turn into a child with autoSelect: false, so it would lose its runtime; "
+            "name the runtime in spec.runtime.name first",
+            "spec",
+            code=codes.FACTOR_AUTO_SELECT,
+        )
+        for isvc, runtime in relying
+        if runtime in converted
+    ]
+    if lost:
+        result.diagnostics = sorted_unique(result.diagnostics + lost)
+        return result
+    texts = {path: read_text(path) for path in sorted({c.runtime.path for c in p.children})}
+    try:
+        files, lines = _rewrite(p, texts)
+    except RewriteError as exc:
+        result.diagnostics.append(
+            Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", codes.FACTOR_PROOF)
+        )
+        return result
+    profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files))
+    written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
+    if p.children:
+        again = load(paths, load_options, stdin)
+        kept = [o for o in again.objects if o.path not in files]
+        new_objects, problems = _objects({**files, **profiles}, load_options)
+        new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
+        proof = _prove(old, new, converted)
+        if proof:
+            result.diagnostics = sorted_unique(result.diagnostics + proof)
+            return result
+    result.files = {**files, **profiles}
+    result.originals = texts
+    result.report = _report(p, lines, written)
+    result.report["autoSelection"] = [
+        {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying
+    ]
+    return result

@@ -1,0 +1,122 @@
+"""Where factor's files go: the input tree mirrored into an output folder, or written in place.
+
+``mirror`` lists every file of the input roots (byte for byte, hidden folders and symlinks left
+out, bounded) with the changed and new files substituted; ``write_tree`` writes such a listing into
+a folder atomically (staged in a sibling, then renamed); ``write_in_place`` replaces only the
+files that change, each atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from omerender.output.writer import write_file
+
+MAX_FILES = 100_000
+MAX_BYTES = 1 << 30
+
+
+class TreeError(Exception):
+    pass
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def roots_of(paths: list[str]) -> list[tuple[Path, str]]:
+    """Each input root and the prefix its files get in the output folder (none for a single folder)."""
+    if len(paths) == 1 and Path(paths[0]).is_dir():
+        return [(Path(paths[0]), "")]
+    prefixes = [Path(p).name for p in paths]
+    if len(set(prefixes)) != len(prefixes):
+        raise TreeError("with --output-dir, PATHS must have distinct names (" + ", ".join(paths) + ")")
+    return [(Path(p), name + "/") for p, name in zip(paths, prefixes, strict=True)]
+
+
+def relative(path: str, roots: list[tuple[Path, str]]) -> str | None:
+    """Where ``path`` (a file in an input root, or a new one below a root folder) goes in the output."""
+    target = Path(os.path.normpath(path))
+    for root, prefix in roots:
+        base = Path(os.path.normpath(root))
+        if target == base and not root.is_dir():
+            return prefix + base.name if prefix else base.name
+        if root.is_dir() and base in target.parents:
+            return prefix + target.relative_to(base).as_posix()
+    return None
+
+
+def mirror(paths: list[str], changed: dict[str, str]) -> dict[str, bytes]:
+    """The output folder's files: every input file, ``changed`` (path -> new text) substituted or added."""
+    roots = roots_of(paths)
+    out: dict[str, bytes] = {}
+    total = 0
+    for root, prefix in roots:
+        if not root.is_dir():
+            files = [root]
+        else:
+            files = []
+            for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and not Path(dirpath, d).is_symlink())
+                files.extend(Path(dirpath, f) for f in sorted(filenames) if not Path(dirpath, f).is_symlink())
+        for file in files:
+            if len(out) >= MAX_FILES:
+                raise TreeError(f"more than {MAX_FILES} files under the input paths")
+            rel = relative(str(file), [(root, prefix)])
+            if rel is None or not file.is_file():
+                continue
+            data = file.read_bytes()
+            total += len(data)
+            if total > MAX_BYTES:
+                raise TreeError(f"more than {MAX_BYTES} bytes under the input paths")
+            out[rel] = data
+    for path, text in changed.items():
+        rel = relative(path, roots)
+        if rel is None:
+            raise TreeError(f"{path} is outside the input paths, so it has no place in --output-dir")
+        out[rel] = text.encode("utf-8")
+    return out
+
+
+def is_empty_dir(directory: str) -> bool:
+    target = Path(directory)
+    return not target.exists() or (target.is_dir() and not any(target.iterdir()))
+
+
+def write_tree(directory: str, files: dict[str, bytes]) -> None:
+    """Make ``directory`` hold exactly ``files``: staged in a sibling folder, then renamed into place."""
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        raise TreeError(f"{directory} exists and is not a directory")
+    parent = target.parent if str(target.parent) else Path()
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    stage.chmod(0o777 & ~_umask())
+    try:
+        for rel, data in sorted(files.items()):
+            out = stage / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            old.rmdir()
+            os.replace(target, old)
+            os.replace(stage, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(stage, target)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def write_in_place(changed: dict[str, str]) -> list[str]:
+    """Write each changed or new file atomically; return the paths written."""
+    for path, text in sorted(changed.items()):
+        write_file(path, text)
+    return sorted(changed)
