@@ -109,5 +109,18 @@ def validator(key: str, schema: Callable[[], Any], **options: Any) -> Validate:
     return _load(blob)
 
 
+def without_const(schema: Any) -> Any:
+    """``const: X`` as ``enum: [X]``: fastjsonschema 2.22 fails on ``const`` with ``detailed_exceptions=False``
+    (KeyError 'definition_rule'), and detailed exceptions make the generated code four times larger."""
+    if isinstance(schema, dict):
+        out = {k: without_const(v) for k, v in schema.items() if k != "const"}
+        if "const" in schema:
+            out["enum"] = [schema["const"]]
+        return out
+    if isinstance(schema, list):
+        return [without_const(v) for v in schema]
+    return schema
+
+
 def text_hash(*texts: str) -> str:
     return hashlib.sha256("\0".join(texts).encode()).hexdigest()

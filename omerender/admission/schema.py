@@ -127,21 +127,12 @@ def _fast(kind: str) -> compiled_schema.Validate:
     text = _schema_text(kind)
     key = f"ome-input {kind} {compiled_schema.text_hash(text)}"
     return compiled_schema.validator(
-        key, lambda: _without_const(json.loads(text)), use_formats=False, use_default=False, detailed_exceptions=False
+        key,
+        lambda: compiled_schema.without_const(json.loads(text)),
+        use_formats=False,
+        use_default=False,
+        detailed_exceptions=False,
     )
-
-
-def _without_const(schema: Any) -> Any:
-    """``const: X`` as ``enum: [X]`` (every const here is a string): fastjsonschema 2.22 fails on ``const``
-    with ``detailed_exceptions=False``, and detailed exceptions make the generated code four times larger."""
-    if isinstance(schema, dict):
-        out = {k: _without_const(v) for k, v in schema.items() if k != "const"}
-        if "const" in schema:
-            out["enum"] = [schema["const"]]
-        return out
-    if isinstance(schema, list):
-        return [_without_const(v) for v in schema]
-    return schema
 
 
 COMPILE_AFTER = 40  # without a cache folder, compiling (~30 ms a kind) pays off only for larger builds

@@ -155,18 +155,21 @@ def fast_validator(version: str, kind: str, api_version: str) -> Check | None:
     def fetch(uri: str) -> Any:  # every remote $ref is into the version's _definitions.json
         if uri != _definitions(version).get("$id"):
             raise ValueError(f"unsupported $ref {uri}")
-        return json.loads(_definitions_text(version))  # a fresh copy: parsing is ~10x faster than deepcopy
+        return compiled_schema.without_const(json.loads(_definitions_text(version)))  # a fresh copy
 
     # compiling rewrites $refs in place, hence the fresh copies; detailed_exceptions=False breaks on
     # `const` (fastjsonschema 2.22: KeyError 'definition_rule'), which these schemas never use
-    validate = compiled_schema.validator(
-        _cache_key(version, kind, api_version, text),
-        lambda: json.loads(text),
-        handlers={"https": fetch},
-        use_formats=False,
-        use_default=False,
-        detailed_exceptions=False,
-    )
+    try:
+        validate = compiled_schema.validator(
+            _cache_key(version, kind, api_version, text),
+            lambda: compiled_schema.without_const(json.loads(text)),
+            handlers={"https": fetch},
+            use_formats=False,
+            use_default=False,
+            detailed_exceptions=False,
+        )
+    except Exception:  # noqa: BLE001 - a schema fastjsonschema cannot compile is checked by jsonschema alone
+        return None
     from fastjsonschema import JsonSchemaValueException as invalid
 
     def passes(value: Any) -> bool:
