@@ -318,10 +318,25 @@ def resolve_inputs(objects: list[Obj], load_problems: list[Diagnostic], options:
     return result
 
 
+@dataclass
+class StatusResult:
+    """What ``status`` reports: the ``v1 List``, its diagnostics, whether a runtime failed, and per
+    runtime (namespace, kind, name) where it is declared and its last chain that resolved (lock file)."""
+
+    listing: dict[str, Any]
+    diagnostics: list[Diagnostic]
+    failed: bool
+    sources: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    last_resolved: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+
+
 def status(
-    paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b""
-) -> tuple[dict[str, Any], list[Diagnostic], bool]:
-    """Runtime status as a ``v1 List``, the diagnostics, and whether any runtime failed.
+    paths: list[str],
+    options: BuildOptions,
+    stdin: Callable[[], bytes] = lambda: b"",
+    listed: Callable[[Obj], bool] = lambda _obj: True,
+) -> StatusResult:
+    """Runtime status of every runtime ``listed`` accepts (others, from a --search-path, only resolve).
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     """
@@ -334,9 +349,23 @@ def status(
     lock, _, lock_problems = read(options.lock_file or default_path(paths))
     diagnostics = sorted_unique(result.diagnostics + lock_problems)
     universe = result.universe
-    listing = status_list(universe, result.chains, last_chains(lock, universe.all_runtimes()))
+    last = last_chains(lock, universe.all_runtimes())
+    listing = status_list(universe, result.chains, last)
+    runtimes = {(r.namespace or "", r.kind, r.name): r for r in universe.all_runtimes()}
+    shown = {key for key, r in runtimes.items() if listed(r)}
+
+    def key_of(item: dict[str, Any]) -> tuple[str, str, str]:
+        return str(item["metadata"].get("namespace", "")), str(item["kind"]), str(item["metadata"]["name"])
+
+    listing["items"] = [item for item in listing["items"] if key_of(item) in shown]
     failed = status_failed(universe, result.chains) or any(d.severity == ERROR for d in diagnostics)
-    return listing, diagnostics, failed
+    return StatusResult(
+        listing,
+        diagnostics,
+        failed,
+        {key: f"{r.path}:{r.at()[0]}" for key, r in runtimes.items() if key in shown},
+        {key: last[runtime_key(r)] for key, r in runtimes.items() if key in shown and runtime_key(r) in last},
+    )
 
 
 def build_objects(

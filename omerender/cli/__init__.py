@@ -9,10 +9,19 @@ from __future__ import annotations
 import click
 
 from omerender import __version__
-from omerender.cli import build, factor, gitops, lifecycle
+from omerender.cli import build, completion, factor, gitops, lifecycle
+from omerender.cli.common import ARGV_KEY
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The ``omerender`` group: keeps the arguments as typed, for hints that repeat the command."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[ARGV_KEY] = list(args)
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
 @click.version_option(__version__, prog_name="omerender")
 def main() -> None:
     """Resolve OME runtime inheritance offline and render what the OME controller would create.
@@ -26,6 +35,6 @@ def main() -> None:
     compiled_schema.set_cache_dir(validator_cache_dir())
 
 
-for _family in (build, factor, gitops, lifecycle):
+for _family in (build, factor, gitops, lifecycle, completion):
     for _command in _family.COMMANDS:
         main.add_command(_command)

@@ -8,12 +8,15 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
+    STDOUT_HINT,
     controller_config_option,
     guard,
     kube_version_option,
     lock_file_option,
     model_metadata_option,
     namespace_option,
+    output_dir_option,
+    output_option,
     paths_argument,
     refuse_output_in_input,
     report,
@@ -25,14 +28,19 @@ from omerender.cli.common import (
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS
+from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 
 
-@click.command()
+@click.command(short_help="Render what the OME controller creates for each InferenceService.")
 @paths_argument
 @namespace_option
-@click.option(
-    "-o", "--output-dir", type=click.Path(file_okay=False), help="Write one file per object into DIR instead of stdout."
+@output_option(
+    list(BUILD_FORMATS),
+    None,
+    "Output format: yaml (a stream, the default), json (a v1 List, as kubectl get -o json), name (kind.group/name).",
+    "Did you mean --output-dir {value}?",
 )
+@output_dir_option
 @click.option(
     "--status-file",
     type=click.Path(dir_okay=False),
@@ -67,6 +75,7 @@ def build(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    output: str | None = None,
     emit: tuple[str, ...] = ("rendered",),
     search_path: tuple[str, ...] = (),
     check: bool = False,
@@ -85,13 +94,16 @@ def build(
     """Render the objects the OME controller creates for every InferenceService in PATHS."""
     from omerender.cli.output import OutputOptions, emitted, finish
     from omerender.load.yamlio import dump_one
+    from omerender.output.formats import dump_json
     from omerender.output.writer import write_file
     from omerender.pipeline import BuildOptions
     from omerender.pipeline import build as run_build
     from omerender.resolve.status import status_list
 
-    out = OutputOptions(emit, search_path, check, fail_on_change, kustomization, flux_substitute_disabled, fail_empty)
-    out.validate(output_dir)
+    out = OutputOptions(
+        emit, search_path, check, fail_on_change, kustomization, flux_substitute_disabled, fail_empty, output or "yaml"
+    )
+    out.validate(output_dir, output)
     kube = resolve_kube_version(kube_version)
     if not allow_output_in_input:
         refuse_output_in_input(
@@ -127,22 +139,29 @@ def build(
             result.universe, result.chains, last_chains(result.lifecycle.lock, result.universe.all_runtimes())
         )
         if status_file.endswith(".json"):
-            import json
-
-            write_file(status_file, json.dumps(status, indent=2, sort_keys=True) + "\n")
+            write_file(status_file, dump_json(status))
         else:
             write_file(status_file, dump_one(status))
-    finish(selection, result, output_dir, out)
+    finish(selection, result, output_dir, out, click.get_current_context())
 
 
-@click.command()
+@click.command(short_help="Show each runtime's inheritance chain and InheritanceReady.")
 @paths_argument
 @namespace_option
-@click.option("-o", "--output", type=click.Choice(["table", "yaml", "json"]), default="table", show_default=True)
+@output_option(
+    list(STATUS_FORMATS),
+    "table",
+    "Output format: table; wide (adds the last chain that resolved and FILE:LINE); yaml or json (a v1 List "
+    "with status.inheritanceChain and the InheritanceReady condition); name (kind.group/name).",
+    STDOUT_HINT,
+)
 @lock_file_option
+@model_metadata_option
 @controller_config_option
 @strict_option
+@kube_version_option
 @with_report_options
+@search_path_option
 @guard
 def status(
     paths: tuple[str, ...],
@@ -154,37 +173,38 @@ def status(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    model_metadata: str | None = None,
+    search_path: tuple[str, ...] = (),
     controller_config: str | None = None,
     strict: bool = False,
+    kube_version: str | None = DEFAULT_KUBE_VERSION,
 ) -> None:
     """Show every runtime's inheritance chain and its InheritanceReady condition.
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
+    Runtimes read from a --search-path only resolve parents: they are not listed.
     """
-    from omerender.load.yamlio import dump_one
+    from omerender.output.emit import under
+    from omerender.output.formats import STATUS_FORMATS as FORMATTERS
+    from omerender.output.formats import StatusView
     from omerender.pipeline import BuildOptions
     from omerender.pipeline import status as run_status
-    from omerender.resolve.status import table
 
+    kube = resolve_kube_version(kube_version)
     options = BuildOptions(
         namespace=namespace,
         max_file_bytes=max_file_size,
         lock_file=lock_file,
         strict=strict,
-        kube_version=None,
+        kube_version=kube,
+        model_metadata=model_metadata,
         controller_config=controller_config,
     )
-    listing, diagnostics, failed = run_status(list(paths), options, stdin)
-    report(diagnostics, report_format, report_file, max_errors, verbose)
-    if output == "table":
-        click.echo(table(listing), nl=False)
-    elif output == "json":
-        import json
-
-        click.echo(json.dumps(listing, indent=2, sort_keys=True))
-    else:
-        click.echo(dump_one(listing), nl=False)
-    if failed:
+    searched = under(list(search_path))
+    result = run_status(list(paths) + list(search_path), options, stdin, lambda r: not searched(r))
+    report(result.diagnostics, report_format, report_file, max_errors, verbose)
+    click.echo(FORMATTERS[output](StatusView(result.listing, result.sources, result.last_resolved)), nl=False)
+    if result.failed:
         sys.exit(EXIT_FINDINGS)
 
 

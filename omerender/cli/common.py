@@ -71,24 +71,37 @@ def report(diagnostics: list[Any], fmt: str, report_file: str | None, max_errors
         click.echo(text, err=True, nl=False)
 
 
-def resolve_kube_version(given: str | None) -> str | None:
-    """``--kube-version``: an installed release's ``major.minor``, or None for 'none'."""
-    from omerender.verify.kube_schema import KubeVersionError, resolve_version
+def resolve_kube_version(given: str | None, label: str = "--kube-version") -> str | None:
+    """The one reading of ``--kube-version`` (and Argo CD's KUBE_VERSION) for every command.
 
-    if given is None or given.strip().lower() in ("none", "off", ""):
+    Returns the installed release's ``major.minor`` to check with, or None to skip the check; the
+    accepted forms and the rule for releases without schemas are in omerender.verify.kube_version.
+    """
+    from omerender.verify.kube_version import KubeVersionError, choose, parse
+
+    if given is None or not given.strip():
         return None
+    try:
+        if parse(given) is None:
+            return None
+    except KubeVersionError as exc:
+        raise click.BadParameter(str(exc), param_hint=f"'{label}'") from None
     from omerender.verify.kube_schema import available_versions
 
-    if not available_versions() and given == DEFAULT_KUBE_VERSION:
+    installed = available_versions()
+    if not installed and given == DEFAULT_KUBE_VERSION:
         click.echo(
             "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against Kubernetes schemas",
             err=True,
         )
         return None
     try:
-        return resolve_version(given)
+        picked = choose(given, installed)
     except KubeVersionError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--kube-version'") from None
+        raise click.BadParameter(str(exc), param_hint=f"'{label}'") from None
+    if picked.warning:
+        click.echo(f"omerender: warning: {label} {given.strip()}: {picked.warning}", err=True)
+    return picked.version
 
 
 def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | None]]) -> None:
@@ -158,17 +171,17 @@ gitops_options = [  # docs/integrations.md
     click.option(
         "--check",
         is_flag=True,
-        help="Write nothing: validate only, or with -o exit 1 when DIR differs from what would be written.",
+        help="Write nothing: validate only, or with --output-dir exit 1 (showing a capped diff) when DIR is out of date.",
     ),
     click.option(
         "--fail-on-change",
         is_flag=True,
-        help="With -o: write DIR, then exit 1 if that changed it (pre-commit's fixer convention).",
+        help="With --output-dir: write DIR, then exit 1 if that changed it (pre-commit's fixer convention).",
     ),
     click.option(
         "--kustomization",
         is_flag=True,
-        help="With -o: also write a kustomization.yaml listing the files (for kustomize and Flux).",
+        help="With --output-dir: also write a kustomization.yaml listing the files (for kustomize and Flux).",
     ),
     click.option(
         "--flux-substitute-disabled",
@@ -221,5 +234,75 @@ kube_version_option = click.option(
     "--kube-version",
     default=DEFAULT_KUBE_VERSION,
     show_default=True,
-    help="Validate rendered objects against this Kubernetes release's schemas; 'none' skips the check.",
+    help="Check rendered objects against this Kubernetes release's schemas: 1.29, v1.29, 1.29+, v1.31.1+k3s1, "
+    "1.30.2-eks-abc; an older release than any installed uses the oldest, a newer one the newest; 'none' skips the check.",
 )
+
+
+class OutputFormat(click.Choice):  # type: ignore[type-arg]
+    """``-o/--output FORMAT``: only a format; a folder (or anything else) is a usage error with a hint."""
+
+    def __init__(self, formats: list[str], hint: str) -> None:
+        super().__init__(formats)
+        self.hint = hint
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import os
+
+        if value in self.choices:
+            return value
+        folder = "/" in str(value) or os.sep in str(value) or os.path.isdir(str(value))
+        what = "a folder" if folder else "not an output format"
+        message = f"{value!r} is {what}: -o picks one of {', '.join(map(str, self.choices))}. "
+        raise click.BadParameter(message + self.hint.format(value=value), ctx, param)
+
+
+def output_option(formats: list[str], default: str | None, help_text: str, hint: str) -> Callable[[F], F]:
+    """``-o/--output FORMAT``, the same in every command (kubectl's convention)."""
+    return click.option(
+        "-o",
+        "--output",
+        type=OutputFormat(formats, hint),
+        default=default,
+        show_default=default is not None,
+        help=help_text,
+    )
+
+
+STDOUT_HINT = "Output goes to stdout; redirect it to write a file."
+
+
+def folder_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    import os
+
+    from omerender.output.formats import FORMAT_NAMES
+
+    if value is not None and value in FORMAT_NAMES and not os.path.isdir(value):
+        raise click.BadParameter(
+            f"{value!r} is an output format, not a folder: did you mean -o {value}? "
+            f"(for a folder of that name, write --output-dir ./{value})",
+            ctx,
+            param,
+        )
+    return value
+
+
+output_dir_option = click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    callback=folder_callback,
+    metavar="DIR",
+    help="Write one YAML file per object into DIR (written atomically) instead of printing to stdout.",
+)
+
+
+def command_line(ctx: click.Context, drop: tuple[str, ...] = ()) -> str:
+    """The command as it was typed (``omerender`` and its arguments), shell-quoted, without ``drop`` flags."""
+    import shlex
+
+    argv = ctx.find_root().meta.get(ARGV_KEY)
+    args = [a for a in argv if a not in drop] if isinstance(argv, list) else [ctx.command_path]
+    return shlex.join(["omerender", *args]) if isinstance(argv, list) else ctx.command_path
+
+
+ARGV_KEY = "omerender.argv"

@@ -8,11 +8,14 @@ import click
 
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
+    STDOUT_HINT,
+    folder_callback,
     guard,
     kube_version_option,
     lock_file_option,
     model_metadata_option,
     namespace_option,
+    output_option,
     paths_argument,
     refuse_output_in_input,
     report,
@@ -21,6 +24,7 @@ from omerender.cli.common import (
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS
+from omerender.factor.report import FACTOR_FORMATS
 
 
 def _names(given: tuple[str, ...]) -> dict[str, str]:
@@ -38,16 +42,22 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
     return names
 
 
-@click.command()
+@click.command(short_help="Extract shared runtime settings into profiles (inherit-from).")
 @paths_argument
 @namespace_option
-@click.option("--output-dir", type=click.Path(file_okay=False), help="Write the factored tree into DIR (atomically).")
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    callback=folder_callback,
+    metavar="DIR",
+    help="Write the factored tree into DIR (atomically).",
+)
 @click.option(
     "--in-place", is_flag=True, help="Rewrite the input files that change, each atomically; add the profiles."
 )
 @click.option("--dry-run", is_flag=True, help="Write nothing; print the report (and with --diff the diffs).")
 @click.option("--diff", "show_diff", is_flag=True, help="Also print a unified diff of every file changed or added.")
-@click.option("-o", "--output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@output_option(list(FACTOR_FORMATS), "table", "Report format: table or json.", STDOUT_HINT)
 @click.option("--force", is_flag=True, help="With --output-dir: replace a DIR that is not empty.")
 @click.option(
     "--profiles-dir",
@@ -105,7 +115,7 @@ def factor(
     Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
     """
     from omerender.factor import tree
-    from omerender.factor.report import as_json, table, unified_diffs
+    from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
     from omerender.factor.run import factor as run_factor
     from omerender.pipeline import BuildOptions
@@ -151,7 +161,7 @@ def factor(
             raise click.UsageError(str(exc)) from None
     elif in_place:
         tree.write_in_place(result.files)
-    click.echo(as_json(result.report) if output == "json" else table(result.report), nl=False)
+    click.echo(FACTOR_FORMATS[output](result.report), nl=False)
     if show_diff:
         click.echo(unified_diffs(result.originals, result.files), nl=False)
 

@@ -10,12 +10,14 @@ import click
 from omerender.cli.build import build
 from omerender.cli.common import (
     guard,
+    report,
+    resolve_kube_version,
     stdin,
 )
 from omerender.errors import EXIT_FINDINGS
 
 
-@click.command("argocd-generate")
+@click.command("argocd-generate", short_help="Argo CD plugin generate: build with the settings Argo CD passes.")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.pass_context
 @guard
@@ -41,17 +43,12 @@ def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
         "fail_empty": not settings.allow_empty,
         "max_errors": settings.max_errors,
     }
-    if settings.kube_version:
-        from omerender.verify.kube_schema import KubeVersionError, resolve_version
-
-        try:  # Argo CD always passes its cluster's version: an older one is checked with the oldest schemas
-            options["kube_version"] = resolve_version(settings.kube_version, clamp_older=True)
-        except KubeVersionError as exc:
-            raise click.UsageError(f"KUBE_VERSION: {exc}") from None
+    if settings.kube_version:  # read as --kube-version is; Argo CD always passes its cluster's version
+        options["kube_version"] = resolve_kube_version(settings.kube_version, label="KUBE_VERSION") or "none"
     ctx.invoke(build, **options)
 
 
-@click.command()
+@click.command(short_help="KRM function and kustomize generator plugin: ResourceList in and out.")
 @click.argument("config", required=False, type=click.Path(exists=True, dir_okay=False))
 @guard
 def krm(config: str | None) -> None:
@@ -85,16 +82,16 @@ def krm(config: str | None) -> None:
         settings = parse_config(resource_list.get("functionConfig") if isinstance(resource_list, dict) else None)
         loaded = load(list(settings.paths), LoadOptions(namespace=settings.namespace)) if settings.paths else None
         extra = (loaded.objects, loaded.diagnostics) if loaded else ([], [])
-        output, failed = process(resource_list, settings, extra, place_rendered=not config)
+        reported: list[Any] = []
+        output, failed = process(resource_list, settings, extra, place_rendered=not config, reported=reported)
     except KrmError as exc:
         raise click.UsageError(str(exc)) from None
     if not config:
         click.echo(dump_one(output), nl=False)
     else:
-        for result in output.get("results", []):
-            click.echo(
-                f"{result.get('file', {}).get('path', '-')}: {result['severity']}: {result['message']}", err=True
-            )
+        from omerender.diagnostics import sorted_unique
+
+        report(sorted_unique(reported), "text", None, None, 0)  # file:line:col, as build reports them
         if not failed:
             click.echo(dump_stream(output["items"]), nl=False)
     if failed:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -10,11 +9,14 @@ import click
 
 from omerender import codes
 from omerender.cli.common import (
+    STDOUT_HINT,
+    OutputFormat,
     controller_config_option,
     guard,
     lock_file_option,
     model_metadata_option,
     namespace_option,
+    output_option,
     paths_argument,
     report,
     search_path_option,
@@ -22,6 +24,7 @@ from omerender.cli.common import (
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
+from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 
 
 def _search_roots(search_path: tuple[str, ...]) -> Any:
@@ -47,17 +50,15 @@ def _isvc_key(name: str, namespace: str) -> str:
     return name if "/" in name else f"{namespace}/{name}"
 
 
-@click.command()
+@click.command(short_help="Show the runtime an InferenceService uses, and its drift.")
 @click.argument("isvc", metavar="ISVC")
 @paths_argument
 @namespace_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "yaml", "json"]),
-    default="text",
-    show_default=True,
-    help="yaml and json add the chain (root first) and the merged spec.",
+@output_option(
+    list(EFFECTIVE_FORMATS),
+    "table",
+    "Output format: table, or yaml and json, which add the chain (root first) and the merged spec.",
+    STDOUT_HINT,
 )
 @click.option(
     "--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field."
@@ -90,9 +91,7 @@ def effective(
     revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
     InferenceService sets on its components are listed under the runtime config they override.
     """
-    from omerender.lifecycle.effective import describe, origin_rows, text
     from omerender.lifecycle.lock import default_path
-    from omerender.load.yamlio import dump_one
     from omerender.pipeline import BuildOptions, build
 
     options = BuildOptions(
@@ -126,19 +125,21 @@ def effective(
             f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"
         )
         click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)
+        if "/" not in isvc:
+            elsewhere = sorted(ns for ns, name in result.universe.isvcs if name == isvc and ns != namespace)
+            if elsewhere:
+                click.echo(
+                    f"omerender: it exists in namespace {', '.join(elsewhere)}: "
+                    f"pass -n {elsewhere[0]} (or write {elsewhere[0]}/{isvc})",
+                    err=True,
+                )
         sys.exit(EXIT_FINDINGS)
-    desc = describe(record, output != "text", show_origin)
-    if output == "json":
-        click.echo(json.dumps(desc, indent=2))
-    elif output == "yaml":
-        click.echo(dump_one(desc), nl=False)
-    else:
-        click.echo(text(desc, origin_rows(record) if show_origin else None), nl=False)
+    click.echo(EFFECTIVE_FORMATS[output](record, show_origin), nl=False)
     if record.revision is None or any(d.severity == "error" for d in config_problems):
         sys.exit(EXIT_FINDINGS)
 
 
-@click.command(name="lock")
+@click.command(name="lock", short_help="Record each InferenceService's runtime revision in the lock file.")
 @paths_argument
 @namespace_option
 @click.option(
@@ -274,13 +275,25 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
     return {isvc_key(i) for i in result.universe.isvcs.values() if inside(i)}
 
 
-@click.command()
+@click.command(short_help="Show which runtimes and InferenceServices change between trees.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW)."
 )
 @namespace_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@output_option(
+    list(DIFF_FORMATS),
+    "text",
+    "Output format: text, json (canonical, for tools) or markdown (for a pull-request comment).",
+    STDOUT_HINT,
+)
+@click.option(
+    "--format",
+    "legacy_format",
+    type=OutputFormat(list(DIFF_FORMATS), STDOUT_HINT),
+    hidden=True,
+    help="Old name of -o/--output, kept as an alias.",
+)
 @model_metadata_option
 @controller_config_option
 @search_path_option
@@ -290,7 +303,8 @@ def diff(
     paths: tuple[str, ...],
     git_ref: str | None,
     namespace: str,
-    fmt: str,
+    output: str,
+    legacy_format: str | None,
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
@@ -315,7 +329,7 @@ def diff(
     """
     import tempfile
 
-    from omerender.lifecycle.diff import changed, compare, format_markdown, format_text
+    from omerender.lifecycle.diff import changed, compare
     from omerender.lifecycle.gitref import GitError, paths_at
     from omerender.lifecycle.lock import default_path
     from omerender.pipeline import BuildOptions, build
@@ -355,12 +369,7 @@ def diff(
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
     report(shown, report_format, report_file, max_errors, verbose)
     comparison = compare(old, new, hidden)
-    if fmt == "json":
-        click.echo(json.dumps(comparison, indent=2, sort_keys=True))
-    elif fmt == "markdown":
-        click.echo(format_markdown(comparison), nl=False)
-    else:
-        click.echo(format_text(comparison), nl=False)
+    click.echo(DIFF_FORMATS[legacy_format or output](comparison), nl=False)
     if old.failed or new.failed:
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FINDINGS if changed(comparison) else 0)

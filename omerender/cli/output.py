@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 EXIT_FINDINGS = 1
 KUSTOMIZATION = "kustomization.yaml"
+MAX_DIFF_LINES = 200
+"""``--check`` shows at most this many lines of unified diff; the rest are counted."""
 
 
 @dataclass(frozen=True)
@@ -28,14 +30,19 @@ class OutputOptions:
     kustomization: bool = False
     flux_substitute_disabled: bool = False
     fail_empty: bool = False
+    fmt: str = "yaml"
 
-    def validate(self, output_dir: str | None) -> None:
+    def validate(self, output_dir: str | None, output: str | None = None) -> None:
         """Raise click.UsageError (exit 2) for combinations that cannot work."""
         from omerender.output.emit import kinds_problem
 
         problem = kinds_problem(self.emit)
         if problem:
             raise click.UsageError(problem)
+        if output_dir and output not in (None, "yaml"):
+            raise click.UsageError(
+                f"--output-dir writes one YAML file per object; -o {output} is for stdout: choose one"
+            )
         if self.kustomization and not output_dir:
             raise click.UsageError("--kustomization needs --output-dir")
         if self.fail_on_change and not output_dir:
@@ -99,32 +106,48 @@ def write_stream(objects: list[Any]) -> None:
         click.echo("".join(pending), nl=False)
 
 
-def finish(selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions) -> None:
+def finish(
+    selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions, ctx: click.Context
+) -> None:
     """Print or write the selection, or compare it with ``output_dir``; exits 1 on a difference."""
     from omerender.load.yamlio import dump_one
     from omerender.output.emit import kustomization, output_path
+    from omerender.output.formats import BUILD_FORMATS
 
     _fail_if_empty(selection, result, options)
     if not output_dir:
         if not options.check:
-            write_stream(selection.objects)
+            if options.fmt == "yaml":
+                write_stream(selection.objects)  # the same text as BUILD_FORMATS["yaml"], in chunks
+            else:
+                click.echo(BUILD_FORMATS[options.fmt](selection.objects), nl=False)
         return
     files = {output_path(body, source.namespace if source else ""): dump_one(body) for source, body in selection.pairs}
     if options.kustomization:
         files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
-    from omerender.output.outdir import changed_files
+    from omerender.output.outdir import changed_files, unified_diff
 
     changed = changed_files(output_dir, files) if options.check or options.fail_on_change else []
+    shown = unified_diff(output_dir, files, changed, MAX_DIFF_LINES) if options.check and changed else ""
     if not options.check:
         from omerender.output.writer import write_dir
 
         write_dir(output_dir, files)
     if changed:
         if options.check:
-            head = f"{output_dir} is out of date: {len(changed)} file(s) differ; run omerender build -o {output_dir} to regenerate it"
+            from omerender.cli.common import command_line
+
+            head = (
+                f"{output_dir} is out of date: {len(changed)} file(s) differ; to regenerate it, run:\n"
+                f"  {command_line(ctx, drop=('--check',))}"
+            )
         else:
             head = f"{output_dir} was regenerated: {len(changed)} file(s) changed; review and commit them"
         click.echo(f"omerender: {head}", err=True)
         for rel in changed[:20]:
             click.echo(f"  {rel}", err=True)
+        if len(changed) > 20:
+            click.echo(f"  ... and {len(changed) - 20} more", err=True)
+        if options.check:
+            click.echo(shown, err=True, nl=False)
         sys.exit(EXIT_FINDINGS)

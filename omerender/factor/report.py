@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import json
+from collections.abc import Callable
 from typing import Any
+
+from omerender.output.formats import dump_json
 
 
 def _columns(rows: list[list[str]]) -> str:
@@ -53,7 +55,11 @@ def table(report: dict[str, Any]) -> str:
 
 
 def as_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True) + "\n"
+    return dump_json(report)
+
+
+FACTOR_FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {"table": table, "json": as_json}
+"""``factor -o``: the format registry, as omerender.output.formats holds the other commands'."""
 
 
 def unified_diffs(originals: dict[str, str], files: dict[str, str]) -> str:

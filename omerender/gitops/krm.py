@@ -163,8 +163,13 @@ def process(
     config: KrmConfig,
     extra: tuple[list[Obj], list[Diagnostic]] = ([], []),
     place_rendered: bool = True,
+    reported: list[Diagnostic] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """The output ResourceList, and whether it holds an error result."""
+    """The output ResourceList, and whether it holds an error result.
+
+    ``reported``, when given, receives the diagnostics behind the results, with their line and column
+    (a KRM result has none): the kustomize generator plugin prints them as ``file:line:col``.
+    """
     if not isinstance(resource_list, dict) or resource_list.get("kind") != "ResourceList":
         raise KrmError("input is not a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)")
     raw_items = resource_list.get("items") or []
@@ -198,6 +203,8 @@ def process(
         else:
             out_items.append(_restore(copy.deepcopy(body), items[source.path].item))
     diagnostics = [d for d in result.diagnostics + selection.diagnostics if d.severity != INFO]
+    if reported is not None:
+        reported.extend(diagnostics)
     output: dict[str, Any] = {
         "apiVersion": resource_list.get("apiVersion")
         if resource_list.get("apiVersion") in API_VERSIONS

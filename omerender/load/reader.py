@@ -55,7 +55,9 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
             continue
         root = Path(given)
         if not root.exists() and not root.is_symlink():
-            problems.append(Diagnostic(given, 1, 1, ERROR, "no such file or directory", codes.INPUT_MISSING))
+            problems.append(
+                Diagnostic(given, 0, 0, ERROR, "no such file or directory", codes.INPUT_MISSING)
+            )  # no location
             continue
         if not root.is_dir():
             found.append(_display(root))

@@ -160,6 +160,22 @@ def substitutions(body: dict[str, Any]) -> list[str]:
     return found
 
 
+_WITH_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]")
+
+
+def _substitution_effect(found: list[str]) -> str:
+    """What Flux's envsubst does: ``${VAR}`` is empty when VAR is unset; ``:-``/``:=`` give the default instead."""
+    defaulted = [f for f in found if _WITH_DEFAULT.match(f)]
+    if not defaulted:
+        return "each with its variable's value, or an empty string when the variable is undefined"
+    if len(defaulted) == len(found):
+        return "each with its variable's value, or with the default it names (${VAR:-default}, ${VAR:=default})"
+    return (
+        "each with its variable's value; when the variable is undefined, ${VAR} becomes an empty string and "
+        "${VAR:-default} or ${VAR:=default} the default"
+    )
+
+
 def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Severity) -> Diagnostic | None:
     found = substitutions(body)
     if not found:
@@ -167,8 +183,8 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
     meta = body.get("metadata") or {}
     shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
     message = (
-        f"{body.get('kind')} {meta.get('name')} contains {shown}; Flux post-build substitution would replace an "
-        f"undefined variable with an empty string: pass --flux-substitute-disabled (annotates {FLUX_SUBSTITUTE}: disabled) "
+        f"{body.get('kind')} {meta.get('name')} contains {shown}; Flux post-build substitution would replace "
+        f"{_substitution_effect(found)}: pass --flux-substitute-disabled (annotates {FLUX_SUBSTITUTE}: disabled) "
         "or escape it as $${…}"
     )
     for source in sources:

@@ -7,7 +7,6 @@ ends with a newline (the text report of no diagnostics is the empty string).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypedDict
@@ -15,6 +14,7 @@ from urllib.parse import quote
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
+from omerender.output.formats import dump_json
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -97,14 +97,28 @@ class _Report:
 
 
 def _dumps(document: object) -> str:
-    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+    return dump_json(document)
 
 
 # -- text -----------------------------------------------------------------------------------
 
 
+def _one_line(text: str) -> str:
+    """Control characters escaped, so that one diagnostic is one line whatever its message holds."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def text_line(d: Diagnostic) -> str:
+    """``PATH:LINE:COL: severity: [code] message``; ``PATH: severity: ...`` when there is no location (line 0)."""
+    where = f"{_one_line(d.path)}:{d.line}:{d.col}" if d.line > 0 else _one_line(d.path)
+    code = f"[{_one_line(d.code)}] " if d.code else ""
+    return f"{where}: {d.severity}: {code}{_one_line(d.message)}"
+
+
 def _render_text(report: _Report) -> str:
-    lines = [d.text() for d in report.shown]
+    lines = [text_line(d) for d in report.shown]
     if report.omitted:
         lines.append(report.omitted_note())
     return "".join(line + "\n" for line in lines)
@@ -158,6 +172,8 @@ def escape_property(value: str) -> str:
 def _github_line(d: Diagnostic) -> str:
     title = f"{TOOL_NAME} {d.code}" if d.code else TOOL_NAME
     props = {"file": d.path, "line": str(d.line), "col": str(d.col), "title": title}
+    if d.line <= 0:  # no location: the file itself (a missing path)
+        del props["line"], props["col"]
     rendered = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
     return f"::{_GITHUB_COMMAND[d.severity]} {rendered}::{escape_data(d.message)}"
 
@@ -181,18 +197,14 @@ def sarif_uri(path: str) -> str:
 
 
 def _sarif_result(d: Diagnostic) -> dict[str, object]:
+    physical: dict[str, object] = {"artifactLocation": {"uri": sarif_uri(d.path)}}
+    if d.line > 0:  # no region when there is no location (a missing path)
+        physical["region"] = {"startLine": d.line, "startColumn": d.col}
     return {
         "ruleId": d.code or FALLBACK_CODE,
         "level": _SARIF_LEVEL[d.severity],
         "message": {"text": d.message},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": {"uri": sarif_uri(d.path)},
-                    "region": {"startLine": d.line, "startColumn": d.col},
-                }
-            }
-        ],
+        "locations": [{"physicalLocation": physical}],
     }
 
 

@@ -63,28 +63,24 @@ def available_versions() -> list[str]:
 def resolve_version(given: str, clamp_older: bool = False) -> str:
     """``1.33``, ``v1.33.4`` or ``1.33+`` -> ``1.33``; a release newer than any installed -> the newest.
 
-    Schemas only grow between releases, so the newest installed is the closest match for a newer
-    cluster; an older release than any installed is an error, or with ``clamp_older`` (Argo CD, which
-    always passes its cluster's version) the oldest installed.
+    The forms are read by :mod:`omerender.verify.kube_version`, as the CLI reads them. An older
+    release than any installed is an error here, or with ``clamp_older`` the oldest installed.
     """
-    m = re.match(r"v?(\d+)\.(\d+)", given.strip())
+    from omerender.verify.kube_version import KubeVersionError as FormError
+    from omerender.verify.kube_version import choose
+
     versions = available_versions()
     if not versions:
         raise KubeVersionError(
             "no Kubernetes schemas are installed (pip install kubernetes-validate), or pass --kube-version none"
         )
-    if m is None:
-        raise KubeVersionError(f"not a Kubernetes version: {given!r} (installed: {', '.join(versions)})")
-    wanted = (int(m.group(1)), int(m.group(2)))
-    numbered = [(tuple(int(p) for p in v.split(".")), v) for v in versions]
-    if wanted > numbered[-1][0]:
-        return numbered[-1][1]
-    for number, version in numbered:
-        if number == wanted:
-            return version
-    if clamp_older and wanted < numbered[0][0]:
-        return numbered[0][1]
-    raise KubeVersionError(f"no Kubernetes schemas for version {given!r}; installed: {', '.join(versions)}")
+    try:
+        picked = choose(given, versions)
+    except FormError as exc:
+        raise KubeVersionError(f"{exc} (installed: {', '.join(versions)})") from None
+    if picked.version is None or (picked.warning and not clamp_older):
+        raise KubeVersionError(f"no Kubernetes schemas for version {given!r}; installed: {', '.join(versions)}")
+    return picked.version
 
 
 @cache

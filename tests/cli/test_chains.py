@@ -20,7 +20,7 @@ def test_parent_not_found(run_cli, write_tree):
     result = run_cli("build", str(tree))
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == (
-        f'{tree}/runtime.yaml:6:26: error: inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])\n'
+        f'{tree}/runtime.yaml:6:26: error: [ParentNotFound] inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])\n'
     )
 
 
@@ -30,7 +30,10 @@ def test_cycle_of_a_runtime_naming_itself(run_cli, write_tree):
     )
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
-    assert "error: inheritance cycle detected: [sglang-llama-3-2-3b sglang-llama-3-2-3b]" in result.stderr
+    assert (
+        "error: [InheritanceCycle] inheritance cycle detected: [sglang-llama-3-2-3b sglang-llama-3-2-3b]"
+        in result.stderr
+    )
 
 
 def test_names_alone_count_so_a_serving_runtime_cannot_inherit_a_cluster_runtime_of_its_name(run_cli, write_tree):
@@ -76,7 +79,7 @@ def test_six_runtimes_exceed_max_depth(run_cli, write_tree):
     assert result.exit_code == 1
     lines = [line for line in result.stderr.splitlines() if "r6" in line and "max depth" in line]
     assert len(lines) == 1
-    assert lines[0].split(": error: ")[1].startswith("inheritance chain exceeds max depth 5")
+    assert lines[0].split(": error: ")[1].startswith("[MaxDepthExceeded] inheritance chain exceeds max depth 5")
 
 
 def test_profile_must_be_disabled(run_cli, write_tree):
@@ -86,7 +89,7 @@ def test_profile_must_be_disabled(run_cli, write_tree):
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
     assert result.stderr.endswith(
-        'error: runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true\n'
+        'error: [ProfileNotDisabled] runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true\n'
     )
     status = run_cli("status", str(tree))
     assert status.exit_code == 1
@@ -174,7 +177,7 @@ def test_duplicate_objects_name_both_files(run_cli, write_tree):
     assert result.exit_code == 1
     assert (
         result.stderr
-        == f"{tree}/b.yaml:4:9: error: duplicate ClusterServingRuntime 'base': also defined at {tree}/a.yaml:4\n"
+        == f"{tree}/b.yaml:4:9: error: [duplicate-object] duplicate ClusterServingRuntime 'base': also defined at {tree}/a.yaml:4\n"
     )
 
 
@@ -221,7 +224,9 @@ def test_a_missing_sixth_parent_is_not_found_rather_than_too_deep(run_cli, write
     docs[0]["metadata"]["annotations"] = {"ome.io/inherit-from": "r0"}
     tree = write_tree({"r.yaml": dump(*docs)})
     result = run_cli("build", str(tree))
-    assert 'error: inherit-from parent "r0" not found (chain so far: [r5 r4 r3 r2 r1])' in result.stderr
+    assert (
+        'error: [ParentNotFound] inherit-from parent "r0" not found (chain so far: [r5 r4 r3 r2 r1])' in result.stderr
+    )
     assert "max depth" not in result.stderr
 
 

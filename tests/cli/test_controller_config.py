@@ -14,7 +14,7 @@ metadata: {name: inferenceservice-config, namespace: ome}
 data:
   deploy: '{"defaultDeploymentMode": ""}'
 """
-MESSAGE = "error: invalid deploy config, defaultDeploymentMode is required"
+MESSAGE = "error: [controller-config] invalid deploy config, defaultDeploymentMode is required"
 
 
 @pytest.fixture
@@ -51,8 +51,9 @@ def test_a_file_without_the_configmap_is_an_error(run_cli, tree: Path, monkeypat
     monkeypatch.chdir(tree)
     result = run_cli("build", "in", "--controller-config", "in/model.yaml")
     assert result.exit_code == 1 and result.stdout == ""
-    assert "in/model.yaml:1:1: error: --controller-config: no ConfigMap inferenceservice-config (namespace ome)" in (
-        result.stderr
+    assert (
+        "in/model.yaml:1:1: error: [controller-config] --controller-config: no ConfigMap inferenceservice-config (namespace ome)"
+        in (result.stderr)
     )
 
 

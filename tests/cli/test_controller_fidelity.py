@@ -146,8 +146,9 @@ def test_multinode_ray_vllm_is_a_clear_error(run_cli, tmp_path):
     engine = {"minReplicas": 1, "annotations": {"ome.io/deploymentMode": "MultiNodeRayVLLM"}}
     result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": engine}))
     assert result.exit_code == 1
-    assert "error: engine component uses deployment mode MultiNodeRayVLLM, for which OME creates RayClusters" in (
-        result.stderr
+    assert (
+        "error: [unsupported-deployment-mode] engine component uses deployment mode MultiNodeRayVLLM, for which OME creates RayClusters"
+        in (result.stderr)
     )
 
 
@@ -157,7 +158,7 @@ def test_virtual_deployment_renders_nothing(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), svc, args=("-v",))
     assert result.exit_code == 0 and result.stdout == ""
     assert (
-        "info: ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready"
+        "info: [virtual-deployment] ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready"
         in result.stderr
     )
 
@@ -167,7 +168,7 @@ def test_multinode_without_worker_crashes_the_controller(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat(engineConfig=engine)), isvc("svc", "rt"))
     assert result.exit_code == 1
     assert (
-        "error: engine runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); add engine.worker with a size"
+        "error: [ome-panic] engine runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); add engine.worker with a size"
         in result.stderr
     )
 
@@ -177,7 +178,7 @@ def test_one_sided_size_range_is_an_error_at_the_runtime(run_cli, tmp_path):
     assert result.exit_code == 1
     line = line_of(tmp_path, "modelSizeRange:") + 1
     assert (
-        f"in.yaml:{line}:5: error: modelSizeRange sets no max: OME's matcher dereferences both bounds, so the controller "
+        f"in.yaml:{line}:5: error: [size-range-one-sided] modelSizeRange sets no max: OME's matcher dereferences both bounds, so the controller "
         "crashes (nil-pointer panic) when it checks a model with modelParameterSize against runtime rt; set both"
     ) in result.stderr
     assert "OME's runtime matcher would crash the controller here" in result.stderr
@@ -191,7 +192,10 @@ def test_one_sided_range_completed_by_the_parent_is_a_note_without_auto_selectio
     assert result.exit_code == 0, result
     assert "modelSizeRange sets no min" not in result.stderr
     verbose = run_cli("build", "-v", str(tmp_path))
-    assert "info: modelSizeRange sets no min (the merged chain has both): when OME auto-selects" in verbose.stderr
+    assert (
+        "info: [size-range-one-sided] modelSizeRange sets no min (the merged chain has both): when OME auto-selects"
+        in verbose.stderr
+    )
 
 
 def test_accelerator_classes(run_cli, tmp_path):
@@ -203,7 +207,7 @@ def test_accelerator_classes(run_cli, tmp_path):
     )
     assert result.exit_code == 1
     assert (
-        "error: Runtime rt does not support model m3b: runtime rt does not support model : runtime does not support the required accelerator class"
+        "error: [RuntimeValidationError] Runtime rt does not support model m3b: runtime rt does not support model : runtime does not support the required accelerator class"
         in result.stderr
     )
     assert "does not model AcceleratorClasses" not in result.stderr  # modelled since issue 12
@@ -215,7 +219,7 @@ def test_replica_override_is_reported_at_the_runtime(run_cli, tmp_path):
     assert result.exit_code == 0
     line = line_of(tmp_path, "minReplicas: 2")
     assert (
-        f"in.yaml:{line}:18: warning: runtime rt sets engineConfig.minReplicas: 2, but OME's admission webhook defaults "
+        f"in.yaml:{line}:18: warning: [replicas-overridden] runtime rt sets engineConfig.minReplicas: 2, but OME's admission webhook defaults "
         "spec.engine.minReplicas of InferenceService svc to 1 first, which overrides it; set it on the InferenceService"
     ) in result.stderr
     assert only(result.stdout, "HorizontalPodAutoscaler")["spec"]["minReplicas"] == 1
@@ -228,7 +232,7 @@ def test_namespaced_base_model_needs_kind(run_cli, tmp_path):
     result = run_cli("build", str(tmp_path / "in.yaml"))
     assert result.exit_code == 1
     assert (
-        'error: failed to get base model spec for m3b: clusterbasemodels.ome.io "m3b" not found (set spec.model.kind: BaseModel for a namespaced BaseModel)'
+        'error: [ModelConfigError] failed to get base model spec for m3b: clusterbasemodels.ome.io "m3b" not found (set spec.model.kind: BaseModel for a namespaced BaseModel)'
         in result.stderr
     )
     good = isvc("svc", "rt")
@@ -253,7 +257,10 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     )
     result = run_cli("build", "-v", str(tmp_path / "in.yaml"), "--model-metadata", str(overlay))
     assert result.exit_code == 0, result
-    assert f"{overlay}:7:10: info: no ClusterBaseModel or BaseModel other in the input; entry not used" in result.stderr
+    assert (
+        f"{overlay}:7:10: info: [model-metadata] no ClusterBaseModel or BaseModel other in the input; entry not used"
+        in result.stderr
+    )
     assert '"modelFormatName":"safetensors"' in only(result.stdout, "ConfigMap")["data"]["models.json"]
     overlay.write_text(
         "models:\n  m3b:\n    modelType: llama\n    modelFormat: {name: safetensors, version: 1.0}\n", encoding="utf-8"
@@ -261,11 +268,11 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     result = run_cli("build", str(tmp_path / "in.yaml"), "--model-metadata", str(overlay))
     assert result.exit_code == 1
     assert (
-        f"{overlay}:3:16: error: m3b: modelType is not a field the model agent fills (allowed: modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)"
+        f"{overlay}:3:16: error: [model-metadata] m3b: modelType is not a field the model agent fills (allowed: modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)"
         in result.stderr
     )
     assert (
-        f'{overlay}:4:47: error: m3b: modelFormat.version must be a string (quote versions such as "1.0")'
+        f'{overlay}:4:47: error: [model-metadata] m3b: modelFormat.version must be a string (quote versions such as "1.0")'
         in result.stderr
     )
 

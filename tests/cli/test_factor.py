@@ -187,7 +187,7 @@ def test_broken_input_writes_nothing(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = run_cli("factor", str(tree), "--output-dir", str(out))
     assert result.exit_code == 1
-    assert f'{broken.as_posix()}:6:26: error: inherit-from parent "nowhere" not found' in result.stderr
+    assert f'{broken.as_posix()}:6:26: error: [ParentNotFound] inherit-from parent "nowhere" not found' in result.stderr
     assert f"{(tree / 'bad.yaml').as_posix()}:2:1: error:" in result.stderr
     assert result.stdout == ""
     assert not out.exists()
@@ -239,7 +239,10 @@ def test_convert_auto_selected_refuses_when_an_inferenceservice_relies_on_it(run
     result = run_cli("factor", str(tree), "--output-dir", str(out), "--convert-auto-selected")
     assert result.exit_code == 1
     apps = (tree / "apps.yaml").as_posix()
-    assert f"{apps}:21:3: error: InferenceService team-a/auto names no runtime and OME selects " in result.stderr
+    assert (
+        f"{apps}:21:3: error: [factor-auto-select] InferenceService team-a/auto names no runtime and OME selects "
+        in result.stderr
+    )
     assert not out.exists()
 
 

@@ -29,7 +29,10 @@ def test_inherited_bound_is_only_a_note_without_auto_selection(run_cli, write_tr
     tree = _tree(write_tree, {"min": "2B", "max": "3B"}, {"max": "4B"}, isvc())
     quiet = run_cli("build", str(tree))
     assert quiet.exit_code == 0 and quiet.stderr == ""
-    assert "info: modelSizeRange sets no min (the merged chain has both)" in run_cli("build", "-v", str(tree)).stderr
+    assert (
+        "info: [size-range-one-sided] modelSizeRange sets no min (the merged chain has both)"
+        in run_cli("build", "-v", str(tree)).stderr
+    )
 
 
 def test_inherited_bound_warns_when_an_inference_service_auto_selects(run_cli, write_tree):
@@ -37,4 +40,4 @@ def test_inherited_bound_warns_when_an_inference_service_auto_selects(run_cli, w
     del chooser["spec"]["runtime"]
     tree = _tree(write_tree, {"min": "2B", "max": "3B"}, {"max": "4B"}, isvc(), chooser)
     result = run_cli("build", str(tree))
-    assert "warning: modelSizeRange sets no min (the merged chain has both)" in result.stderr
+    assert "warning: [size-range-one-sided] modelSizeRange sets no min (the merged chain has both)" in result.stderr

@@ -129,11 +129,11 @@ def test_whole_corpus_loads_with_its_known_defects(run_cli) -> None:
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]
     root = OME / "runtimes"
     assert errors == sorted(
-        f"{root / second}:4:9: error: duplicate ClusterServingRuntime '{name}': also defined at {root / first}:4"
+        f"{root / second}:4:9: error: [duplicate-object] duplicate ClusterServingRuntime '{name}': also defined at {root / first}:4"
         for second, (name, first) in DUPLICATES.items()
     )
     cohere = (
-        f"{root / COHERE}:63:11: warning: engineConfig.runner.command[18] holds '{{{{ system_message }}}}', which is not "
+        f"{root / COHERE}:63:11: warning: [runtime-template] engineConfig.runner.command[18] holds '{{{{ system_message }}}}', which is not "
         "a placeholder OME can fill: OME runs this container through Go's html/template, so every InferenceService using "
         'runtime srt-c4ai-command-r-v01 fails with "failed to replace placeholders in container"; move the text into a '
         "ConfigMap-backed env or file"
@@ -150,7 +150,7 @@ def test_every_object_is_read(run_cli) -> None:
 
 # Runtimes OME accepts a model for but whose pods cannot be built: what omerender reports at which line.
 BROKEN = {
-    "srt-c4ai-command-r-v01": (COHERE, ":63:11: error: unsupported template action "),
+    "srt-c4ai-command-r-v01": (COHERE, ":63:11: error: [placeholder] unsupported template action "),
 }
 # srt-deepseek-rdma's leader mounts volumes dshm and devinf that only its worker defines.
 NO_LEADER_VOLUMES = "srt-deepseek-rdma"

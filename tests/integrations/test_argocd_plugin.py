@@ -249,7 +249,7 @@ def test_broken_chains_fail_with_short_stderr(tmp_path: Path) -> None:
     proc = _generate(app)
     assert proc.code == 1 and proc.out == "", proc
     assert re.search(
-        r'broken-00\.yaml:\d+:\d+: error: inherit-from parent "missing-00" not found \(chain so far: \[broken-00\]\)',
+        r'broken-00\.yaml:\d+:\d+: error: \[ParentNotFound\] inherit-from parent "missing-00" not found \(chain so far: \[broken-00\]\)',
         proc.err,
     ), proc.err
     lines = proc.err.splitlines()
@@ -325,7 +325,7 @@ def test_repo_server_patch_adds_the_sidecar(tmp_path: Path) -> None:
     sidecar = containers["omerender"]
     assert set(containers) == {"argocd-repo-server", "omerender"}
     assert sidecar["command"] == ["/var/run/argocd/argocd-cmp-server"]
-    assert sidecar["securityContext"] == {"runAsNonRoot": True, "runAsUser": 999}
+    assert sidecar["securityContext"]["runAsNonRoot"] is True and sidecar["securityContext"]["runAsUser"] == 999
     mounts = {m["mountPath"]: m["name"] for m in sidecar["volumeMounts"]}
     assert mounts == {
         "/var/run/argocd": "var-files",
@@ -333,6 +333,133 @@ def test_repo_server_patch_adds_the_sidecar(tmp_path: Path) -> None:
         "/tmp": "omerender-tmp",
     }
     assert {v["name"] for v in pod["volumes"]} == {"var-files", "plugins", "omerender-tmp"}
+
+
+def _repo_server() -> dict[str, Any]:
+    """A minimal argocd-repo-server Deployment, shaped as Argo CD's install manifests ship it."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "argocd-repo-server", "labels": {"app.kubernetes.io/name": "argocd-repo-server"}},
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": "argocd-repo-server"}},
+            "template": {
+                "metadata": {"labels": {"app.kubernetes.io/name": "argocd-repo-server"}},
+                "spec": {
+                    "serviceAccountName": "argocd-repo-server",
+                    "containers": [
+                        {
+                            "name": "argocd-repo-server",
+                            "image": "quay.io/argoproj/argocd:v3.1.0",
+                            "securityContext": {
+                                "runAsNonRoot": True,
+                                "readOnlyRootFilesystem": True,
+                                "allowPrivilegeEscalation": False,
+                                "capabilities": {"drop": ["ALL"]},
+                                "seccompProfile": {"type": "RuntimeDefault"},
+                            },
+                            "volumeMounts": [{"name": "var-files", "mountPath": "/var/run/argocd"}],
+                        }
+                    ],
+                    "volumes": [
+                        {"name": "var-files", "emptyDir": {}},
+                        {"name": "plugins", "emptyDir": {}},
+                        {"name": "tmp", "emptyDir": {}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def test_sidecar_patch_meets_the_restricted_pod_security_standard(tmp_path: Path) -> None:
+    """kubectl's own strategic merge of the patch into repo-server, then each "restricted" control."""
+    kubectl = need("kubectl")
+    (tmp_path / "repo-server.yaml").write_text(yaml.safe_dump(_repo_server()), encoding="utf-8")
+    patched = run(
+        [
+            kubectl,
+            "patch",
+            "--local",
+            "--type",
+            "strategic",
+            "-f",
+            str(tmp_path / "repo-server.yaml"),
+            "--patch-file",
+            str(ARGOCD / "argocd-repo-server-patch.yaml"),
+            "-o",
+            "yaml",
+        ]
+    )
+    assert patched.code == 0, patched
+    pod = yaml.safe_load(patched.out)["spec"]["template"]["spec"]
+    containers = {c["name"]: c for c in pod["containers"]}
+    assert set(containers) == {"argocd-repo-server", "omerender"}  # merged by name, the repo-server kept
+    security = containers["omerender"]["securityContext"]
+    pod_security = pod.get("securityContext") or {}
+    # restricted: running as non-root, never as UID 0
+    assert security["runAsNonRoot"] is True and security["runAsUser"] != 0
+    # restricted: privilege escalation disallowed
+    assert security["allowPrivilegeEscalation"] is False
+    # restricted: every capability dropped, none added (NET_BIND_SERVICE is the only one allowed)
+    assert security["capabilities"]["drop"] == ["ALL"] and not set(security["capabilities"].get("add", [])) - {
+        "NET_BIND_SERVICE"
+    }
+    # restricted: a seccomp profile, RuntimeDefault or Localhost, on the container or the pod
+    seccomp = (security.get("seccompProfile") or pod_security.get("seccompProfile") or {}).get("type")
+    assert seccomp in ("RuntimeDefault", "Localhost")
+    # baseline controls restricted includes: no privileged container, no host namespaces or ports
+    assert not security.get("privileged") and not any(pod.get(k) for k in ("hostNetwork", "hostPID", "hostIPC"))
+    assert all("hostPort" not in p for p in containers["omerender"].get("ports", []))
+    # restricted: only the allowed volume types (the patch adds an emptyDir /tmp)
+    allowed = {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
+    for volume in pod["volumes"]:
+        assert set(volume) - {"name"} <= allowed, volume
+    # beyond the standard: a read-only root filesystem, with a writable /tmp of its own
+    assert security["readOnlyRootFilesystem"] is True
+    mounts = {m["mountPath"]: m["name"] for m in containers["omerender"]["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert mounts["/tmp"] == "omerender-tmp" and "emptyDir" in volumes["omerender-tmp"]
+    assert (
+        containers["argocd-repo-server"]["volumeMounts"]
+        == _repo_server()["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+    )
+
+
+def test_dockerfile_pins_its_base_image_and_installs_each_dependency_once() -> None:
+    text = (ARGOCD / "Dockerfile").read_text(encoding="utf-8")
+    [base] = [line for line in text.splitlines() if line.startswith("FROM ")]
+    assert re.fullmatch(r"FROM python:3\.11-slim@sha256:[0-9a-f]{64}", base), base
+    installs = [line for line in text.splitlines() if "pip install" in line and not line.lstrip().startswith("#")]
+    assert installs == ["RUN pip install --constraint /src/constraints.txt /src \\"], installs
+    assert "kubernetes-validate" not in installs[0]  # a dependency of omerender: installed once, from pyproject
+    pins = {
+        line.split("==")[0].lower().replace("_", "-")
+        for line in (ARGOCD / "constraints.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    }
+    assert all(
+        "==" in line
+        for line in (ARGOCD / "constraints.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    )
+    import tomllib
+
+    project = tomllib.loads((ARGOCD.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for requirement in project["dependencies"]:
+        name = re.split(r"[<>=!~ \[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+        assert name in pins, name
+    ignored = (ARGOCD / "Dockerfile.dockerignore").read_text(encoding="utf-8")
+    assert "!integrations/argocd/constraints.txt" in ignored
 
 
 def test_dockerfile_runs_the_cmp_server_as_user_999() -> None:
@@ -344,4 +471,4 @@ def test_dockerfile_runs_the_cmp_server_as_user_999() -> None:
     assert "USER 999" in lines
     assert lines[-1] == 'ENTRYPOINT ["/var/run/argocd/argocd-cmp-server"]'
     assert "COPY integrations/argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml" in lines
-    assert any(line.startswith("RUN pip install /src") for line in lines)
+    assert any(line.startswith("RUN pip install --constraint /src/constraints.txt /src") for line in lines)

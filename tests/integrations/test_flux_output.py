@@ -15,7 +15,7 @@ SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"
 def test_kubectl_kustomize_builds_the_rendered_folder(tmp_path: Path, reference_build: list[dict[str, Any]]) -> None:
     kubectl = need("kubectl")
     out = tmp_path / "rendered"
-    proc = omerender("build", str(FIXTURE), "-o", str(out), "--kustomization")
+    proc = omerender("build", str(FIXTURE), "--output-dir", str(out), "--kustomization")
     assert proc.code == 0, proc
     listing = yaml.safe_load((out / "kustomization.yaml").read_text(encoding="utf-8"))
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.yaml") if p.name != "kustomization.yaml")
@@ -34,7 +34,7 @@ def _with_substitution(tree: Path) -> None:
 
 def test_substitution_is_warned_at_the_runtime_that_holds_it(tree: Path, tmp_path: Path) -> None:
     _with_substitution(tree)
-    proc = omerender("build", str(tree), "-o", str(tmp_path / "out"), "--kustomization")
+    proc = omerender("build", str(tree), "--output-dir", str(tmp_path / "out"), "--kustomization")
     assert proc.code == 0, proc
     line = next(
         n
@@ -42,7 +42,7 @@ def test_substitution_is_warned_at_the_runtime_that_holds_it(tree: Path, tmp_pat
         if "${MEM_FRACTION}" in text
     )
     assert re.search(
-        rf"runtime\.yaml:{line}:\d+: warning: Deployment llama-3-2-3b-instruct-engine contains \$\{{MEM_FRACTION\}}",
+        rf"runtime\.yaml:{line}:\d+: warning: \[flux-substitution\] Deployment llama-3-2-3b-instruct-engine contains \$\{{MEM_FRACTION\}}",
         proc.err,
     ), proc.err
     assert "--flux-substitute-disabled" in proc.err
@@ -53,7 +53,9 @@ def test_substitution_is_only_a_note_without_flux_output(tree: Path) -> None:
     quiet = omerender("build", str(tree))
     assert quiet.code == 0 and "MEM_FRACTION" not in quiet.err, quiet
     noted = omerender("build", str(tree), "-v")
-    assert "info: Deployment llama-3-2-3b-instruct-engine contains ${MEM_FRACTION}" in noted.err, noted
+    assert "info: [flux-substitution] Deployment llama-3-2-3b-instruct-engine contains ${MEM_FRACTION}" in noted.err, (
+        noted
+    )
 
 
 def test_flux_substitute_disabled_annotates_instead_of_warning(tree: Path, tmp_path: Path) -> None:
@@ -63,7 +65,7 @@ def test_flux_substitute_disabled_annotates_instead_of_warning(tree: Path, tmp_p
     proc = omerender(
         "build",
         str(tree),
-        "-o",
+        "--output-dir",
         str(out),
         "--kustomization",
         "--flux-substitute-disabled",
@@ -83,15 +85,15 @@ def test_flux_substitute_disabled_annotates_instead_of_warning(tree: Path, tmp_p
 
 def test_check_and_fail_on_change(tmp_path: Path) -> None:
     out = tmp_path / "rendered"
-    first = omerender("build", str(FIXTURE), "-o", str(out), "--kustomization", "--fail-on-change")
+    first = omerender("build", str(FIXTURE), "--output-dir", str(out), "--kustomization", "--fail-on-change")
     assert first.code == 1 and "was regenerated" in first.err, first
     assert (out / "kustomization.yaml").is_file()
-    again = omerender("build", str(FIXTURE), "-o", str(out), "--kustomization", "--fail-on-change")
+    again = omerender("build", str(FIXTURE), "--output-dir", str(out), "--kustomization", "--fail-on-change")
     assert again.code == 0, again
-    assert omerender("build", str(FIXTURE), "-o", str(out), "--kustomization", "--check").code == 0
+    assert omerender("build", str(FIXTURE), "--output-dir", str(out), "--kustomization", "--check").code == 0
     stale = next(out.rglob("deployment-*.yaml"))
     stale.write_text(stale.read_text(encoding="utf-8").replace("mem-frac=0.9", "mem-frac=0.5"), encoding="utf-8")
-    check = omerender("build", str(FIXTURE), "-o", str(out), "--kustomization", "--check")
+    check = omerender("build", str(FIXTURE), "--output-dir", str(out), "--kustomization", "--check")
     assert check.code == 1 and stale.relative_to(out).as_posix() in check.err, check
     assert "mem-frac=0.5" in stale.read_text(encoding="utf-8")  # --check writes nothing
     assert omerender("build", str(FIXTURE), "--check").out == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,8 @@ def test_kustomize_exec_generator_fails_on_a_broken_chain(tmp_path: Path) -> Non
     )
     assert proc.code != 0 and proc.out == "", proc
     assert 'inherit-from parent "sglang-profile" not found' in proc.err, proc
+    # the generator plugin keeps file:line:col and the code, as build reports them
+    assert re.search(r"manifests/runtime\.yaml:\d+:\d+: error: \[ParentNotFound\] inherit-from parent", proc.err), proc
 
 
 def test_standalone_kustomize_exec_krm_function(tmp_path: Path, reference_build: list[dict[str, Any]]) -> None:

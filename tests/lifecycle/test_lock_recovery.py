@@ -40,7 +40,7 @@ def test_lock_recovers_a_tampered_snapshot_of_a_live_isvc(run_cli, demo):
 
     done = run_cli("lock", str(demo))
     assert done.exit_code == 0, done
-    assert f"omerender.lock:{where}:3: warning: revision {revision}" in done.stderr
+    assert f"omerender.lock:{where}:3: warning: [lock-invalid] revision {revision}" in done.stderr
     assert "1:1" not in done.stderr and "error" not in done.stderr
     data = yaml.safe_load(lock_path.read_text())
     assert "evil" not in lock_path.read_text()
@@ -80,7 +80,7 @@ def test_lock_will_not_move_a_pinned_isvc_whose_snapshot_was_tampered(run_cli, d
     assert lock_path.read_text() == tampered  # nothing written
     errors = [line for line in done.stderr.splitlines() if ": error: " in line]
     assert len(errors) == 1, done.stderr
-    assert errors[0].startswith(f"{lock_path.as_posix()}:{where}:5: error: InferenceService {KEY} ")
+    assert errors[0].startswith(f"{lock_path.as_posix()}:{where}:5: error: [RuntimePinError] InferenceService {KEY} ")
     assert f"`omerender lock --roll-forward {KEY}`" in errors[0]
     assert run_cli("build", str(demo)).exit_code == 1  # not rendered from the live spec behind the user's back
 
@@ -118,7 +118,7 @@ def test_revision_pin_with_a_tampered_snapshot_is_located_at_the_revision(run_cl
     assert done.exit_code == 1
     [error] = [line for line in done.stderr.splitlines() if ": error: " in line]
     assert error.startswith(
-        f"{lock_path.as_posix()}:{where}:3: error: InferenceService {KEY} is pinned (spec.runtime.revision)"
+        f"{lock_path.as_posix()}:{where}:3: error: [RuntimePinError] InferenceService {KEY} is pinned (spec.runtime.revision)"
     )
     assert "spec.runtime.revision" in error
 

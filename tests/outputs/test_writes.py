@@ -37,7 +37,7 @@ def _siblings(folder: Path) -> list[str]:
 
 def test_output_dir_keeps_foreign_files_and_removes_stale_ones(run_cli, tmp_path: Path) -> None:
     inputs, out = _inputs(tmp_path), tmp_path / "out"
-    assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
+    assert run_cli("build", str(inputs), "--output-dir", str(out)).exit_code == 0
     first = _tree(out)
     assert DEPLOYMENT in first and writer.MANIFEST in first
     (out / "README.md").write_text("mine\n", encoding="utf-8")
@@ -53,7 +53,7 @@ def test_output_dir_keeps_foreign_files_and_removes_stale_ones(run_cli, tmp_path
         ),
         encoding="utf-8",
     )
-    assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
+    assert run_cli("build", str(inputs), "--output-dir", str(out)).exit_code == 0
     second = _tree(out)
     assert DEPLOYMENT not in second and "llama-demo/deployment-renamed-engine.yaml" in second
     assert second["README.md"] == "mine\n" and second["notes/todo.yaml"] == "a: 1\n"
@@ -64,10 +64,10 @@ def test_output_dir_keeps_foreign_files_and_removes_stale_ones(run_cli, tmp_path
 
 def test_failed_build_leaves_the_output_dir_untouched(run_cli, tmp_path: Path) -> None:
     inputs, out = _inputs(tmp_path), tmp_path / "out"
-    assert run_cli("build", str(inputs), "-o", str(out)).exit_code == 0
+    assert run_cli("build", str(inputs), "--output-dir", str(out)).exit_code == 0
     before = _tree(out)
     (inputs / "runtime.yaml").write_text("kind: [broken\n", encoding="utf-8")
-    result = run_cli("build", str(inputs), "-o", str(out))
+    result = run_cli("build", str(inputs), "--output-dir", str(out))
     assert result.exit_code == 1 and result.stdout == ""
     assert _tree(out) == before and _siblings(out) == []
 
@@ -119,9 +119,13 @@ def test_status_file_is_written_whole(run_cli, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("option", "where", "message"),
     [
-        ("-o", "manifests/rendered", "--output-dir {p}/manifests/rendered is inside the input path {p}/manifests"),
-        ("-o", "manifests", "--output-dir {p}/manifests is the input path {p}/manifests"),
-        ("-o", ".", "--output-dir {p} holds the input path {p}/manifests; refusing to rewrite it"),
+        (
+            "--output-dir",
+            "manifests/rendered",
+            "--output-dir {p}/manifests/rendered is inside the input path {p}/manifests",
+        ),
+        ("--output-dir", "manifests", "--output-dir {p}/manifests is the input path {p}/manifests"),
+        ("--output-dir", ".", "--output-dir {p} holds the input path {p}/manifests; refusing to rewrite it"),
         (
             "--status-file",
             "manifests/runtime.yaml",
@@ -145,11 +149,11 @@ def test_refuses_to_write_into_the_inputs(run_cli, tmp_path: Path, option: str, 
 
 def test_output_in_input_when_allowed(run_cli, tmp_path: Path) -> None:
     inputs = _inputs(tmp_path)
-    result = run_cli("build", str(inputs), "-o", str(inputs / "rendered"), "--allow-output-in-input")
+    result = run_cli("build", str(inputs), "--output-dir", str(inputs / "rendered"), "--allow-output-in-input")
     assert result.exit_code == 0, result
     assert (inputs / "rendered" / DEPLOYMENT).is_file()
     # rendered objects are not OME kinds, so reading them back changes nothing
-    again = run_cli("build", str(inputs), "-o", str(inputs / "rendered"), "--allow-output-in-input")
+    again = run_cli("build", str(inputs), "--output-dir", str(inputs / "rendered"), "--allow-output-in-input")
     assert again.exit_code == 0 and again.stderr == ""
 
 
@@ -161,7 +165,7 @@ def test_json_status_file_beside_the_inputs_is_fine(run_cli, tmp_path: Path) -> 
 
 def test_check_mode_writes_nothing_so_any_folder_is_fine(run_cli, tmp_path: Path) -> None:
     inputs = _inputs(tmp_path)
-    result = run_cli("build", str(inputs), "-o", str(inputs / "rendered"), "--check")
+    result = run_cli("build", str(inputs), "--output-dir", str(inputs / "rendered"), "--check")
     assert result.exit_code == 1 and "is out of date" in result.stderr
     assert not (inputs / "rendered").exists()
 
@@ -169,7 +173,7 @@ def test_check_mode_writes_nothing_so_any_folder_is_fine(run_cli, tmp_path: Path
 def test_a_symlink_to_the_inputs_is_caught(run_cli, tmp_path: Path) -> None:
     inputs = _inputs(tmp_path)
     os.symlink(inputs, tmp_path / "alias")
-    result = run_cli("build", str(inputs), "-o", str(tmp_path / "alias" / "out"))
+    result = run_cli("build", str(inputs), "--output-dir", str(tmp_path / "alias" / "out"))
     assert result.exit_code == 2 and "is inside the input path" in result.stderr
 
 

@@ -84,9 +84,9 @@ def test_output_is_deterministic_and_input_untouched(fmt: str) -> None:
 
 def test_text_exact() -> None:
     assert render("text", DIAGS) == (
-        'manifests/a.yaml:3:5: error: parent "base" not found\n'
+        'manifests/a.yaml:3:5: error: [ParentNotFound] parent "base" not found\n'
         # one diagnostic, one line: control characters in a message are escaped
-        "manifests/a.yaml:7:1: warning: 100% of keys: a, b\\nnext\\r\n"
+        "manifests/a.yaml:7:1: warning: [odd-values] 100% of keys: a, b\\nnext\\r\n"
         "manifests/dir, one/b:c.yaml:1:2: info: unused key\n"
     )
 
@@ -102,14 +102,14 @@ def test_text_empty() -> None:
         pytest.param(3, None, id="cap-equals-count"),
         pytest.param(
             2,
-            'manifests/a.yaml:3:5: error: parent "base" not found\n'
-            "manifests/a.yaml:7:1: warning: 100% of keys: a, b\\nnext\\r\n"
+            'manifests/a.yaml:3:5: error: [ParentNotFound] parent "base" not found\n'
+            "manifests/a.yaml:7:1: warning: [odd-values] 100% of keys: a, b\\nnext\\r\n"
             "omerender: 1 more diagnostic not shown (--max-errors 2)\n",
             id="one-left-out",
         ),
         pytest.param(
             1,
-            'manifests/a.yaml:3:5: error: parent "base" not found\n'
+            'manifests/a.yaml:3:5: error: [ParentNotFound] parent "base" not found\n'
             "omerender: 2 more diagnostics not shown (--max-errors 1)\n",
             id="two-left-out",
         ),

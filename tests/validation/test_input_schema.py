@@ -32,7 +32,7 @@ def test_misspelled_field_is_a_warning_with_its_line_and_is_ignored(run_cli, tre
     result = run_cli("build", "in")
     assert result.exit_code == 0
     assert result.stderr == (
-        'in/runtime.yaml:26:7: warning: ServingRuntime sglang-llama-3-2-3b: unknown field "spec.engineConfig.runner.imagePullPolcy" '
+        'in/runtime.yaml:26:7: warning: [unknown-field] ServingRuntime sglang-llama-3-2-3b: unknown field "spec.engineConfig.runner.imagePullPolcy" '
         "(kubectl apply rejects it by default; the API server drops it when field validation is off)\n"
     )
     assert result.stdout == clean  # pruned, as the API server prunes it
@@ -59,7 +59,10 @@ def test_strict_makes_unknown_fields_errors(run_cli, tree: Path) -> None:
         "$.spec.engineConfg",
     )
     status = run_cli("status", "in", "--strict")
-    assert status.exit_code == 1 and "error: ClusterServingRuntime sglang-profile: unknown field" in status.stderr
+    assert (
+        status.exit_code == 1
+        and "error: [unknown-field] ClusterServingRuntime sglang-profile: unknown field" in status.stderr
+    )
 
 
 def test_wrong_type_is_an_error_and_the_object_is_not_used(run_cli, tree: Path) -> None:
@@ -67,8 +70,8 @@ def test_wrong_type_is_an_error_and_the_object_is_not_used(run_cli, tree: Path) 
     result = run_cli("build", "in")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "in/isvc.yaml:11:11: error: Runtime sglang-llama-3-2-3b does not support model llama-3-2-3b-instruct: runtime sglang-llama-3-2-3b not found in namespace llama-demo or at cluster scope",
-        "in/runtime.yaml:21:10: error: ServingRuntime sglang-llama-3-2-3b: spec.modelSizeRange.min: 2 is not of type 'string'",
+        "in/isvc.yaml:11:11: error: [RuntimeValidationError] Runtime sglang-llama-3-2-3b does not support model llama-3-2-3b-instruct: runtime sglang-llama-3-2-3b not found in namespace llama-demo or at cluster scope",
+        "in/runtime.yaml:21:10: error: [schema] ServingRuntime sglang-llama-3-2-3b: spec.modelSizeRange.min: 2 is not of type 'string'",
     ]
 
 
@@ -76,7 +79,7 @@ def test_invalid_object_names(run_cli, tree: Path) -> None:
     _edit(tree / "model.yaml", "  name: llama-3-2-3b-instruct\n", "  name: Llama_3.2\n")
     result = run_cli("status", "in")
     assert result.stderr.splitlines()[0] == (
-        'in/model.yaml:5:9: error: ClusterBaseModel Llama_3.2: metadata.name: Invalid value: "Llama_3.2": a lowercase RFC 1123 '
+        'in/model.yaml:5:9: error: [invalid-name] ClusterBaseModel Llama_3.2: metadata.name: Invalid value: "Llama_3.2": a lowercase RFC 1123 '
         "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
         "character, at most 253 characters"
     )
@@ -98,16 +101,27 @@ def test_rendered_output_is_checked_against_kubernetes(run_cli, tree: Path, monk
     result = run_cli("build", "in", "--kube-version", "1.33")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == (
-        "in/isvc.yaml:13:5: error: rendered Deployment llama-3-2-3b-instruct-engine fails the Kubernetes 1.33 schema: "
+        "in/isvc.yaml:13:5: error: [kube-schema] rendered Deployment llama-3-2-3b-instruct-engine fails the Kubernetes 1.33 schema: "
         "spec.replicas: 'two' is not of type 'integer', 'null'\n"
     )
     assert run_cli("build", "in", "--kube-version", "none").exit_code == 0
 
 
-@pytest.mark.parametrize("version", ["1.2", "banana", "1.24"])
+@pytest.mark.parametrize("version", ["banana", "2.0", "1", "1.x", "v1.29.1.2"])
 def test_unknown_kube_version_is_a_usage_error(run_cli, tree: Path, version: str) -> None:
     result = run_cli("build", "in", "--kube-version", version)
-    assert result.exit_code == 2 and "--kube-version" in result.stderr and "installed: 1.25" in result.stderr
+    assert result.exit_code == 2 and "--kube-version" in result.stderr and "v1.31.1+k3s1" in result.stderr
+
+
+@pytest.mark.parametrize("version", ["1.2", "1.24"])
+def test_an_older_kube_version_is_checked_with_the_oldest_schemas(run_cli, tree: Path, version: str) -> None:
+    """The rule of omerender.verify.kube_version, the same as Argo CD's KUBE_VERSION gets."""
+    result = run_cli("build", "in", "--kube-version", version)
+    assert result.exit_code == 0 and result.stdout, result
+    assert (
+        f"--kube-version {version}: Kubernetes {version} is older than any installed schemas; checking with 1.25"
+        in (result.stderr)
+    )
 
 
 @pytest.mark.skipif(not OME.is_dir(), reason="../shared/ome (OME's corpus) is not present")

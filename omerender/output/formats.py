@@ -1,0 +1,175 @@
+"""What ``-o/--output`` can pick, per command: a registry of formatters beside each one, and one JSON setting.
+
+Every registry maps a format name to a pure function returning the text to print (ending in a
+newline, or empty). The CLI offers exactly a registry's names, so a format exists in ``--help``
+only if it is implemented here. JSON is written with :data:`JSON_SETTINGS` everywhere (reports
+included): two-space indent, keys sorted, UTF-8 as is. Heavy modules are imported inside the
+formatters so the CLI can read the names at start-up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+JSON_SETTINGS: Mapping[str, Any] = {"indent": 2, "sort_keys": True, "ensure_ascii": False}
+
+
+def dump_json(value: Any) -> str:
+    """``value`` as JSON with the project's one setting, ending in a newline."""
+    return json.dumps(value, **JSON_SETTINGS) + "\n"
+
+
+def v1_list(items: list[Any]) -> dict[str, Any]:
+    """Many objects as one, as ``kubectl get -o json|yaml`` prints them."""
+    return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
+
+
+def object_name(obj: Mapping[str, Any]) -> str:
+    """``kind.group/name`` as ``kubectl get -o name`` prints it (``service/x``, ``deployment.apps/x``)."""
+    api_version = str(obj.get("apiVersion", ""))
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    kind = str(obj.get("kind", "")).lower()
+    name = str((obj.get("metadata") or {}).get("name", ""))
+    return f"{kind}.{group}/{name}" if group else f"{kind}/{name}"
+
+
+def _names(objects: list[Any]) -> str:
+    return "".join(object_name(obj) + "\n" for obj in objects)
+
+
+# -- build ----------------------------------------------------------------------------------
+
+
+def _build_yaml(objects: list[Any]) -> str:
+    from omerender.load.yamlio import dump_stream
+
+    return dump_stream(objects)
+
+
+BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
+    "yaml": _build_yaml,
+    "json": lambda objects: dump_json(v1_list(objects)),
+    "name": _names,
+}
+
+
+# -- status ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """``status``'s ``v1 List``, and per runtime (namespace, kind, name) what ``-o wide`` adds."""
+
+    listing: dict[str, Any]
+    sources: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    """``file:line`` where the runtime is declared."""
+    last_resolved: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
+    """The last chain that resolved, from the lock file."""
+
+
+def _status_key(item: Mapping[str, Any]) -> tuple[str, str, str]:
+    meta = item.get("metadata") or {}
+    return str(meta.get("namespace", "")), str(item.get("kind", "")), str(meta.get("name", ""))
+
+
+def _columns(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "".join(
+        "   ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() + "\n" for row in rows
+    )
+
+
+def _status_wide(view: StatusView) -> str:
+    rows: list[tuple[str, ...]] = [("NAMESPACE", "KIND", "NAME", "CHAIN", "READY", "REASON", "LAST-RESOLVED", "SOURCE")]
+    for item in view.listing["items"]:
+        key = _status_key(item)
+        condition = item["status"]["conditions"][0]
+        rows.append(
+            (
+                *key,
+                ",".join(item["status"]["inheritanceChain"]) or "<none>",
+                condition["status"],
+                condition["reason"],
+                ",".join(view.last_resolved.get(key, [])) or "<none>",
+                view.sources.get(key, ""),
+            )
+        )
+    return _columns(rows)
+
+
+def _status_table(view: StatusView) -> str:
+    from omerender.resolve.status import table
+
+    return table(view.listing)
+
+
+def _status_yaml(view: StatusView) -> str:
+    from omerender.load.yamlio import dump_one
+
+    return dump_one(view.listing)
+
+
+STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
+    "table": _status_table,
+    "wide": _status_wide,
+    "yaml": _status_yaml,
+    "json": lambda view: dump_json(view.listing),
+    "name": lambda view: _names(view.listing["items"]),
+}
+
+
+# -- effective ------------------------------------------------------------------------------
+
+
+def _effective_table(record: Any, show_origin: bool) -> str:
+    from omerender.lifecycle.effective import describe, origin_rows, text
+
+    return text(describe(record, False, show_origin), origin_rows(record) if show_origin else None)
+
+
+def _effective_yaml(record: Any, show_origin: bool) -> str:
+    from omerender.lifecycle.effective import describe
+    from omerender.load.yamlio import dump_one
+
+    return dump_one(describe(record, True, show_origin))
+
+
+def _effective_json(record: Any, show_origin: bool) -> str:
+    from omerender.lifecycle.effective import describe
+
+    return dump_json(describe(record, True, show_origin))
+
+
+EFFECTIVE_FORMATS: dict[str, Callable[[Any, bool], str]] = {
+    "table": _effective_table,
+    "yaml": _effective_yaml,
+    "json": _effective_json,
+}
+
+
+# -- diff -----------------------------------------------------------------------------------
+
+
+def _diff_text(comparison: dict[str, Any]) -> str:
+    from omerender.lifecycle.diff import format_text
+
+    return format_text(comparison)
+
+
+def _diff_markdown(comparison: dict[str, Any]) -> str:
+    from omerender.lifecycle.diff import format_markdown
+
+    return format_markdown(comparison)
+
+
+DIFF_FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "text": _diff_text,
+    "json": dump_json,
+    "markdown": _diff_markdown,
+}
+
+FORMAT_NAMES = frozenset({*BUILD_FORMATS, *STATUS_FORMATS, *EFFECTIVE_FORMATS, *DIFF_FORMATS})
+"""Every format name: a value of ``--output-dir`` that is one of these is probably meant for ``-o``."""
