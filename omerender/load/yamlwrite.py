@@ -12,6 +12,7 @@ a huge scalar) is written by PyYAML.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,6 +70,10 @@ def _items(text: str) -> list[str]:
     return [chunk + "\n" for chunk in chunks[1:-1]] + [chunks[-1]]
 
 
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")  # line breaks to YAML besides "\n"
+_FOLDED: _Block = ("", ())  # a multi-line scalar that is not a literal block: PyYAML writes its document
+
+
 class _Pending:
     """A scalar or key met for the first time, in a document's pieces until its batch is formatted."""
 
@@ -104,7 +109,9 @@ class Writer:
         if values:
             for ident, text in zip(values, _items(_pyyaml([list(values.values())])), strict=True):
                 head, _, rest = text.partition("\n")
-                if not rest:
+                if _OTHER_BREAKS.search(text) or (rest and not head.startswith("|")):
+                    self._values[ident] = _FOLDED  # broken at U+2028 or the like: indented by position
+                elif not rest:
                     self._values[ident] = head
                 else:
                     lines = rest[:-1].split("\n")
@@ -113,6 +120,7 @@ class Writer:
             samples = _items(_pyyaml([[{key: 0} for key in keys.values()]]))
             for ident, text in zip(keys, samples, strict=True):
                 plain = text.endswith(": 0\n") and text.count("\n") == 1 and not text.startswith("? ")
+                plain = plain and not _OTHER_BREAKS.search(text)
                 self._keys[ident] = text[:-4] if plain else None
         self._new_values, self._new_keys = {}, {}
 
@@ -138,6 +146,8 @@ class Writer:
             return _Pending(ident, indent, False)
         if type(found) is str:
             return found
+        if found is _FOLDED:
+            raise _Unsupported  # its continuation lines are indented in ways not worth copying
         return self._block_text(found, indent)  # type: ignore[arg-type]
 
     def _key(self, key: Any) -> _Piece:
@@ -258,6 +268,8 @@ class Writer:
                 filled.append(name)
             else:
                 found = self._values[piece.ident]
+                if found is _FOLDED:
+                    return None
                 filled.append(found if isinstance(found, str) else self._block_text(found, piece.indent))
         return "".join(filled)
 

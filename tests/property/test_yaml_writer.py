@@ -87,6 +87,8 @@ def test_edge_documents() -> None:
         "scalar document",
         None,
         {"a": "x" * 70_000 + " y" * 100},
+        [{"on": None, "off": "\u2028"}],  # single-quoted, folded at the line separator
+        {"a": {"b": ["x\u2028y", "\u0085"]}},
         {"a": 1.0, "b": 1, "c": True, "d": -0.0, "e": 0.0, "f": 1e20, "g": float("nan")},
     ]
     for case in cases:
