@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Benchmark `omerender build` against the libyaml floor on synthetic trees.
 
-    python bench/run.py [--scale 1 2] [--repeat 5] [--seed 1] [--json FILE] [--keep]
+    python bench/run.py [--scale 1 2 4] [--repeat 5] [--seed 1] [--json FILE] [--keep]
 
 For each scale it writes a tree with gen_tree.py into a new directory under bench/out/ and runs
 `python -m omerender build TREE > FILE` and bench/floor.py once, untimed, to check they work and
 to warm caches. Then, in each of `--repeat` rounds, it times `python -c pass` and, for every
 scale, one run of omerender and one of the floor (whole processes, wall time by
 time.perf_counter); the best run of each is kept. The floor's time excludes the preload of
-omerender's output that floor.py reports. It prints input sizes, both times and their ratio,
-the scaling factor from scale 1 to scale 2, and the start-up time of a bare `python -c pass`.
+omerender's output that floor.py reports. Each round also times the C floor (floor.py --json:
+the same parse, then json.dumps of the output). It prints input sizes, the times, the ratios to
+both floors, omerender's peak RSS (wait4), the scaling factor for each doubling of the input, and
+the start-up time of a bare `python -c pass`.
 It warns if omerender's source or output changed during the run.
 """
 
@@ -19,6 +21,7 @@ import argparse
 import filecmp
 import hashlib
 import json
+import os
 import platform
 import shutil
 import subprocess
@@ -35,8 +38,10 @@ sys.path.insert(0, str(BENCH))
 
 import gen_tree  # noqa: E402
 
-RATIO_TARGET = 3.0
-SCALING_TARGET = 2.2
+RATIO_TARGET = 1.3  # omerender / project floor, at scales 1, 2 and 4
+C_RATIO_TARGET = 4.0  # omerender / C floor (libyaml parse + json.dumps of the output)
+SCALING_TARGET = 2.1  # time at 2x the input / time at 1x
+RSS_TARGET_MB = 1536  # peak RSS at scale 8
 
 
 class BenchError(Exception):
@@ -58,22 +63,46 @@ class Result:
     omerender_stderr_first: str = ""
     omerender_seconds: float = 0.0
     floor_seconds: float = 0.0
+    c_floor_seconds: float = 0.0
     floor_preload_seconds: float = 0.0
+    omerender_peak_rss_mb: float = 0.0
     omerender_runs: list[float] = field(default_factory=list)
     floor_runs: list[float] = field(default_factory=list)
+    c_floor_runs: list[float] = field(default_factory=list)
+    cpu_runs: dict[str, list[float]] = field(default_factory=dict)  # "omerender", "floor", "c_floor"
+
+    def cpu(self, what: str) -> float:
+        return min(self.cpu_runs.get(what) or [float("nan")])
 
     @property
     def ratio(self) -> float:
         return self.omerender_seconds / self.floor_seconds
 
+    @property
+    def c_ratio(self) -> float:
+        return self.omerender_seconds / self.c_floor_seconds
+
+
+PEAK_RSS_MB: dict[str, float] = {}  # of the last run of each command, by the command line
+CPU_SECONDS: dict[str, float] = {}  # user + system CPU of the last run of each command (less noisy than wall)
+
 
 def run_timed(cmd: list[str], stdout_path: Path | None) -> tuple[float, subprocess.CompletedProcess[bytes]]:
-    """Wall time of the whole process ``cmd``, its stdout to ``stdout_path`` (or /dev/null)."""
+    """Wall time of the whole process ``cmd``, its stdout to ``stdout_path`` (or /dev/null).
+
+    Its peak RSS (from wait4) is left in ``PEAK_RSS_MB[" ".join(cmd)]``.
+    """
     target = stdout_path if stdout_path is not None else Path("/dev/null")
-    with target.open("wb") as out:
+    with target.open("wb") as out, tempfile.TemporaryFile() as err:
         start = perf_counter()
-        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, cwd=REPO, check=False)
+        child = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=REPO)
+        _, status, usage = os.wait4(child.pid, 0)
         elapsed = perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        proc = subprocess.CompletedProcess(cmd, child.returncode, b"", err.read())
+    PEAK_RSS_MB[" ".join(cmd)] = usage.ru_maxrss / 1024  # KiB on Linux
+    CPU_SECONDS[" ".join(cmd)] = usage.ru_utime + usage.ru_stime
     return elapsed, proc
 
 
@@ -81,8 +110,8 @@ def omerender_cmd(tree: Path) -> list[str]:
     return [sys.executable, "-m", "omerender", "build", str(tree)]
 
 
-def floor_cmd(tree: Path, expected: Path) -> list[str]:
-    return [sys.executable, str(BENCH / "floor.py"), str(tree), str(expected)]
+def floor_cmd(tree: Path, expected: Path, as_json: bool = False) -> list[str]:
+    return [sys.executable, str(BENCH / "floor.py"), str(tree), str(expected)] + (["--json"] if as_json else [])
 
 
 def fail(what: str, cmd: list[str], proc: subprocess.CompletedProcess[bytes]) -> BenchError:
@@ -116,6 +145,10 @@ class Case:
     @property
     def floor(self) -> list[str]:
         return floor_cmd(self.tree, self.om_out)
+
+    @property
+    def c_floor(self) -> list[str]:
+        return floor_cmd(self.tree, self.om_out, as_json=True)
 
 
 def prepare(workdir: Path, scale: int, seed: int, runtimes: int, isvcs: int) -> Case:
@@ -161,6 +194,15 @@ def time_round(case: Case, round_no: int, repeat: int) -> None:
     if proc.returncode != 0:
         raise fail("omerender build", case.om, proc)
     r.omerender_runs.append(elapsed)
+    r.omerender_peak_rss_mb = max(r.omerender_peak_rss_mb, PEAK_RSS_MB[" ".join(case.om)])
+    r.cpu_runs.setdefault("omerender", []).append(CPU_SECONDS[" ".join(case.om)])
+    elapsed, proc = run_timed(case.c_floor, None)
+    if proc.returncode != 0:
+        raise fail("floor.py --json", case.c_floor, proc)
+    preload = parse_floor_report(proc)["preload_seconds"]
+    r.c_floor_runs.append(elapsed - preload)
+    r.cpu_runs.setdefault("c_floor", []).append(CPU_SECONDS[" ".join(case.c_floor)] - preload)
+    r.c_floor_seconds = min(r.c_floor_runs)
     elapsed, proc = run_timed(case.floor, case.floor_out)
     if proc.returncode != 0:
         raise fail("floor.py", case.floor, proc)
@@ -168,12 +210,13 @@ def time_round(case: Case, round_no: int, repeat: int) -> None:
     preload = report["preload_seconds"]
     case.output_documents_seen.add(int(report["output_documents"]))
     r.floor_runs.append(elapsed - preload)
+    r.cpu_runs.setdefault("floor", []).append(CPU_SECONDS[" ".join(case.floor)] - preload)
     r.floor_preload_seconds = max(r.floor_preload_seconds, preload)
     r.omerender_seconds = min(r.omerender_runs)
     r.floor_seconds = min(r.floor_runs)
     print(
         f"  round {round_no}/{repeat}, scale {r.scale}: omerender {r.omerender_runs[-1]:.3f}s, "
-        f"floor {r.floor_runs[-1]:.3f}s (+ {preload:.3f}s preload, not counted)",
+        f"floor {r.floor_runs[-1]:.3f}s, C floor {r.c_floor_runs[-1]:.3f}s (+ {preload:.3f}s preload, not counted)",
         file=sys.stderr,
         flush=True,
     )
@@ -203,18 +246,25 @@ def verdict(ok: bool) -> str:
 def report(results: list[Result], startup: float, repeat: int, warnings: list[str]) -> tuple[str, dict[str, object]]:
     lines = [
         "",
-        f"omerender build vs. floor (libyaml parse of the input + dump of omerender's output), best of {repeat}",
+        "omerender build vs. the project floor (libyaml parse of the input + libyaml dump of omerender's output)",
+        f"and the C floor (the same parse + json.dumps of the output), all measured in this run, best of {repeat}",
         "",
-        f"{'scale':>5}  {'files':>7}  {'docs':>7}  {'bytes':>11}  {'out docs':>8}  {'out bytes':>11}  "
-        f"{'omerender':>10}  {'floor':>8}  {'ratio':>6}",
+        f"{'scale':>5}  {'docs':>7}  {'out docs':>8}  {'out bytes':>11}  "
+        f"{'omerender':>10}  {'floor':>8}  {'ratio':>6}  {'C floor':>8}  {'C ratio':>7}  {'peak RSS':>9}",
     ]
     for r in results:
         lines.append(
-            f"{r.scale:>5}  {r.files:>7,}  {r.documents:>7,}  {r.bytes:>11,}  {r.output_documents:>8,}  "
-            f"{r.output_bytes:>11,}  "
-            f"{r.omerender_seconds:>9.3f}s  {r.floor_seconds:>7.3f}s  {r.ratio:>5.2f}x"
+            f"{r.scale:>5}  {r.documents:>7,}  {r.output_documents:>8,}  {r.output_bytes:>11,}  "
+            f"{r.omerender_seconds:>9.3f}s  {r.floor_seconds:>7.3f}s  {r.ratio:>5.2f}x  "
+            f"{r.c_floor_seconds:>7.3f}s  {r.c_ratio:>6.2f}x  {r.omerender_peak_rss_mb:>6.0f} MB"
         )
     lines.append("")
+    lines.append("CPU seconds (user + system; preload taken off), steadier than wall time on a busy machine:")
+    for r in results:
+        om, fl, cf = r.cpu("omerender"), r.cpu("floor"), r.cpu("c_floor")
+        lines.append(
+            f"  scale {r.scale}: omerender {om:.2f}s, floor {fl:.2f}s ({om / fl:.2f}x), C floor {cf:.2f}s ({om / cf:.2f}x)"
+        )
     lines.append(f"python -c pass: {startup:.3f}s (best of {repeat}; included in both columns)")
     lines.extend(f"warning: {w}" for w in warnings)
     for r in results:
@@ -238,30 +288,50 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
         f"target ratio <= {RATIO_TARGET:g}: {verdict(ratio_ok)} "
         f"({', '.join(f'scale {r.scale}: {r.ratio:.2f}x' for r in results)})"
     )
+    c_ratio_ok = all(r.c_ratio <= C_RATIO_TARGET for r in results)
+    lines.append(
+        f"target C ratio <= {C_RATIO_TARGET:g}: {verdict(c_ratio_ok)} "
+        f"({', '.join(f'scale {r.scale}: {r.c_ratio:.2f}x' for r in results)})"
+    )
+    for r in results:
+        if r.scale == 8:
+            lines.append(
+                f"target peak RSS at scale 8 <= {RSS_TARGET_MB} MB: "
+                f"{verdict(r.omerender_peak_rss_mb <= RSS_TARGET_MB)} ({r.omerender_peak_rss_mb:.0f} MB)"
+            )
     by_scale = {r.scale: r for r in results}
     scaling: dict[str, float] | None = None
-    if 1 in by_scale and 2 in by_scale:
-        one, two = by_scale[1], by_scale[2]
-        scaling = {
+    for low in sorted(by_scale):
+        if 2 * low not in by_scale:
+            continue
+        one, two = by_scale[low], by_scale[2 * low]
+        step = {
             "omerender": two.omerender_seconds / one.omerender_seconds,
             "floor": two.floor_seconds / one.floor_seconds,
             "omerender_minus_startup": (two.omerender_seconds - startup) / (one.omerender_seconds - startup),
         }
+        scaling = scaling or step  # the JSON keeps the first doubling, as before
         lines.append(
-            f"target time at 2x input <= {SCALING_TARGET:g}x time at 1x: "
-            f"{verdict(scaling['omerender'] <= SCALING_TARGET)} "
-            f"(omerender {scaling['omerender']:.2f}x; without python start-up "
-            f"{scaling['omerender_minus_startup']:.2f}x; floor {scaling['floor']:.2f}x)"
+            f"target time at {2 * low}x input <= {SCALING_TARGET:g}x time at {low}x: "
+            f"{verdict(step['omerender'] <= SCALING_TARGET)} "
+            f"(omerender {step['omerender']:.2f}x; without python start-up "
+            f"{step['omerender_minus_startup']:.2f}x; floor {step['floor']:.2f}x)"
         )
     data: dict[str, object] = {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "repeat": repeat,
         "startup_seconds": startup,
-        "results": [{**asdict(r), "ratio": r.ratio} for r in results],
+        "results": [{**asdict(r), "ratio": r.ratio, "c_ratio": r.c_ratio} for r in results],
         "scaling": scaling,
-        "targets": {"ratio": RATIO_TARGET, "scaling": SCALING_TARGET},
+        "targets": {
+            "ratio": RATIO_TARGET,
+            "c_ratio": C_RATIO_TARGET,
+            "scaling": SCALING_TARGET,
+            "rss_mb": RSS_TARGET_MB,
+        },
         "ratio_ok": ratio_ok,
+        "c_ratio_ok": c_ratio_ok,
         "scaling_ok": None if scaling is None else scaling["omerender"] <= SCALING_TARGET,
         "warnings": warnings,
     }

@@ -14,13 +14,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from jsonschema import Draft202012Validator, ValidationError, validators
-from jsonschema.exceptions import best_match
-
+from omerender.admission import compiled as compiled_schema
 from omerender.data import copy, drop_nulls
 from omerender.diagnostics import field_path
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime", "BaseModel", "ClusterBaseModel"})
 
@@ -41,8 +42,8 @@ def _canonical(value: Any) -> str:
         return repr(value)
 
 
-def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    """Uniqueness of list-map keys and set items, as the API server checks it."""
+def _duplicates(list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterator[tuple[int, str]]:
+    """(index, canonical text) of each list-map key or set item already seen earlier in ``instance``."""
     if list_type not in ("map", "set") or not isinstance(instance, list):
         return
     keys = schema.get("x-kubernetes-list-map-keys", [])
@@ -59,17 +60,106 @@ def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, 
             ident = item
         text = _canonical(ident)
         if text in seen:
-            yield ValidationError(f"Duplicate value: {text}", path=[index])
+            yield index, text
         seen.add(text)
 
 
-_Validator = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})  # type: ignore[no-untyped-call]
+def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    """Uniqueness of list-map keys and set items, as the API server checks it."""
+    from jsonschema import ValidationError
+
+    for index, text in _duplicates(list_type, instance, schema):
+        yield ValidationError(f"Duplicate value: {text}", path=[index])
+
+
+_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SUBSCHEMAS = ("if", "then", "else", "not", "items", "additionalItems", "contains")
+
+
+def _resolve(root: dict[str, Any], ref: str) -> Any:
+    target: Any = root
+    for part in ref[2:].split("/"):
+        target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, dict) else None
+    return target
+
+
+def _may_have_duplicates(root: dict[str, Any], schema: Any, instance: Any) -> bool:
+    """Whether a list in ``instance`` may break its ``x-kubernetes-list-type``: generous, never missing one.
+
+    Every subschema that could apply is followed, so a True may be wrong (jsonschema then decides),
+    a False is not.
+    """
+    if not isinstance(schema, dict) or not isinstance(instance, (dict, list)):
+        return False
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = _resolve(root, ref) if ref.startswith("#/") else None
+        if target is None or _may_have_duplicates(root, target, instance):
+            return True
+    subs = [schema.get(k) for k in _SUBSCHEMAS] + [s for k in _SUBSCHEMA_LISTS for s in schema.get(k) or []]
+    if any(_may_have_duplicates(root, sub, instance) for sub in subs if sub is not None):
+        return True
+    if isinstance(instance, list):
+        return next(_duplicates(schema.get("x-kubernetes-list-type"), instance, schema), None) is not None
+    props = schema.get("properties") or {}
+    extra = schema.get("additionalProperties")
+    patterns = list((schema.get("patternProperties") or {}).values())
+    for key, value in instance.items():
+        if isinstance(value, (dict, list)):
+            for sub in [props.get(key), extra, *patterns]:
+                if isinstance(sub, dict) and _may_have_duplicates(root, sub, value):
+                    return True
+    return False
+
+
+@cache
+def _schema_text(kind: str) -> str:
+    return files("omerender.schemas").joinpath(f"{kind.lower()}.json").read_text(encoding="utf-8")
+
+
+@cache
+def _schema(kind: str) -> dict[str, Any]:
+    return json.loads(_schema_text(kind))  # type: ignore[no-any-return]
+
+
+@cache
+def _fast(kind: str) -> compiled_schema.Validate:
+    text = _schema_text(kind)
+    key = f"ome-input {kind} {compiled_schema.text_hash(text)}"
+    return compiled_schema.validator(
+        key,
+        lambda: compiled_schema.without_const(json.loads(text)),
+        use_formats=False,
+        use_default=False,
+        detailed_exceptions=False,
+    )
+
+
+COMPILE_AFTER = 40  # without a cache folder, compiling (~30 ms a kind) pays off only for larger builds
+_seen: dict[str, int] = {}
+
+
+def _passes(kind: str, instance: Any) -> bool:
+    """fastjsonschema's verdict, then list uniqueness; False sends the object to jsonschema for its errors."""
+    _seen[kind] = _seen.get(kind, 0) + 1
+    if _seen[kind] <= COMPILE_AFTER and compiled_schema.cache_dir() is None:
+        return False
+    try:
+        _fast(kind)(instance)
+    except Exception:  # noqa: BLE001 - any complaint (or a crash) is for jsonschema to explain
+        return False
+    try:
+        return not _may_have_duplicates(_schema(kind), _schema(kind), instance)
+    except RecursionError:
+        return False
 
 
 @cache
 def _validator(kind: str) -> Any:
-    text = files("omerender.schemas").joinpath(f"{kind.lower()}.json").read_text(encoding="utf-8")
-    return _Validator(json.loads(text), format_checker=None)
+    from jsonschema import Draft202012Validator, validators
+
+    extended = validators.extend(Draft202012Validator, {"x-kubernetes-list-type": _list_type})  # type: ignore[no-untyped-call]
+    return extended(_schema(kind), format_checker=None)
 
 
 _short = reprlib.Repr()
@@ -103,6 +193,8 @@ def _issues(error: ValidationError) -> Iterator[tuple[SchemaIssue, str]]:
                 yield SchemaIssue(path, message, True), "additionalProperties"
         return
     if error.validator in ("anyOf", "oneOf") and error.context:
+        from jsonschema.exceptions import best_match
+
         error = best_match([error]) or error
     path = tuple(error.absolute_path)
     message = _message(error)
@@ -133,6 +225,8 @@ def check(obj: Any) -> list[SchemaIssue]:
             drop_nulls(instance)
         except RecursionError:  # absurdly deep input: validate it as it is
             instance = obj
+        if _passes(kind, instance):
+            return []
         errors = _validator(kind).iter_errors(instance)
         issues = _drop_shadowed({found for error in errors for found in _issues(error)})
     except Exception as exc:  # noqa: BLE001 - the contract is to never raise on input

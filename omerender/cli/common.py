@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -91,6 +93,15 @@ def guard(fn: F) -> F:
             sys.exit(EXIT_INTERNAL)
 
     return wrapper  # type: ignore[return-value]
+
+
+def validator_cache_dir() -> str | None:
+    """Where compiled schema validators are kept: $OMERENDER_CACHE_DIR (empty: nowhere), else the user cache."""
+    given = os.environ.get("OMERENDER_CACHE_DIR")
+    if given is not None:
+        return given or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return str(Path(base) / "omerender" / "validators")
 
 
 def stdin(limit: int = -1) -> bytes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -88,6 +88,28 @@ def _fail_if_empty(selection: Selection, result: BuildResult, options: OutputOpt
     sys.exit(EXIT_FINDINGS)
 
 
+CHUNK_CHARS = 1 << 20
+
+
+def write_stream(objects: list[Any]) -> None:
+    """The objects as one YAML stream on stdout, written in chunks as the documents are produced.
+
+    Called only once every check has passed, so nothing is written for a build that fails.
+    """
+    from omerender.load.yamlwrite import Writer
+
+    pending: list[str] = []
+    size = 0
+    for text in Writer().documents(objects):
+        pending.append(text)
+        size += len(text)
+        if size >= CHUNK_CHARS:
+            click.echo("".join(pending), nl=False)
+            pending, size = [], 0
+    if pending:
+        click.echo("".join(pending), nl=False)
+
+
 def finish(
     selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions, ctx: click.Context
 ) -> None:
@@ -99,7 +121,10 @@ def finish(
     _fail_if_empty(selection, result, options)
     if not output_dir:
         if not options.check:
-            click.echo(BUILD_FORMATS[options.fmt](selection.objects), nl=False)
+            if options.fmt == "yaml":
+                write_stream(selection.objects)  # the same text as BUILD_FORMATS["yaml"], in chunks
+            else:
+                click.echo(BUILD_FORMATS[options.fmt](selection.objects), nl=False)
         return
     files = {rel: dump_one(body) for rel, body in selection.files.items()}
     if options.kustomization:

@@ -1,4 +1,4 @@
-"""The one place YAML is configured: libyaml-backed parsing that keeps node positions, and dumping.
+"""The one place YAML is configured: libyaml-backed parsing that keeps node positions; dumping is in yamlwrite.
 
 Parsing goes through PyYAML's C parser. The composed node tree is kept beside each document, so a
 diagnostic can name a line and column without parsing the file a second time; building it costs
@@ -17,6 +17,9 @@ from typing import Any, cast
 import yaml
 
 from omerender.load.gonumbers import may_hold, reread_quantities
+from omerender.load.yamlwrite import dump_one, dump_stream
+
+__all__ = ["dump_one", "dump_stream"]
 
 MAX_EXPANDED_NODES = 1_000_000
 PRESCAN_BYTES = 1 << 20  # larger texts are counted as events before nodes are built
@@ -51,19 +54,6 @@ def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
 
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
-
-
-class _Dumper(yaml.CSafeDumper):
-    pass
-
-
-def _represent_str(dumper: _Dumper, data: str) -> yaml.Node:
-    if "\n" in data:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
-
-
-_Dumper.add_representer(str, _represent_str)
 
 
 @dataclass(frozen=True)
@@ -216,25 +206,6 @@ def position(node: yaml.Node | None, keys: tuple[Any, ...]) -> tuple[int, int]:
         current = found
     mark = current.start_mark
     return (mark.line + 1, mark.column + 1)
-
-
-def dump_stream(objects: list[Any]) -> str:
-    """Objects as one YAML stream, keys sorted as kubectl prints them, documents split by ``---``."""
-    if not objects:
-        return ""
-    return yaml.dump_all(
-        objects,
-        Dumper=_Dumper,
-        default_flow_style=False,
-        sort_keys=True,
-        allow_unicode=True,
-        width=1 << 30,
-        explicit_start=False,
-    ).replace("\n...\n", "\n")
-
-
-def dump_one(obj: Any) -> str:
-    return dump_stream([obj])
 
 
 def find_scalar(node: yaml.Node | None, needle: str) -> tuple[int, int] | None:

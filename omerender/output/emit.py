@@ -76,6 +76,8 @@ def kinds_problem(kinds: tuple[str, ...]) -> str | None:
 
 def under(roots: list[str]) -> Callable[[Obj], bool]:
     """A predicate: the object was read from a file below one of ``roots``."""
+    if not roots:
+        return lambda obj: False  # no roots: no realpath (a few lstat calls) for each object
     real = [os.path.realpath(r) for r in roots]
 
     def inside(obj: Obj) -> bool:

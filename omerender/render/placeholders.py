@@ -107,13 +107,23 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
 
 
 def fill(value: Any, meta: dict[str, Any], problems: list[PlaceholderProblem]) -> Any:
-    """A copy of ``value`` (a container) with placeholders filled in every string, keys included."""
+    """``value`` with placeholders filled in every string, keys included.
+
+    Only what changes is copied: a container holding no ``{{`` is returned as it is, so the result
+    may share sub-trees with ``value`` (give it a private copy if either is changed afterwards).
+    """
     if isinstance(value, str):
+        if "{{" not in value:
+            return value
         filled, found = scan(value, meta)
         problems.extend(found)
         return filled
     if isinstance(value, dict):
-        return {fill(k, meta, problems): fill(v, meta, problems) for k, v in value.items()}
+        pairs = [(fill(k, meta, problems), fill(v, meta, problems)) for k, v in value.items()]
+        if all(new_k is k and new_v is v for (new_k, new_v), (k, v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
     if isinstance(value, list):
-        return [fill(v, meta, problems) for v in value]
+        items = [fill(v, meta, problems) for v in value]
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
     return value

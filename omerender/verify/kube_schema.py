@@ -10,16 +10,19 @@ whose schema omerender ships (``EXTRA_SCHEMAS``).
 
 from __future__ import annotations
 
-import copy
+import importlib.util
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from omerender import codes
+from omerender.admission import compiled as compiled_schema
 from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
@@ -49,10 +52,10 @@ class KubeIssue:
 
 def available_versions() -> list[str]:
     """``major.minor`` of every Kubernetes release whose schemas are installed, oldest first."""
-    try:
-        root = files("kubernetes_validate").joinpath(SCHEMA_ROOT)
-    except ModuleNotFoundError:
+    package = _package()
+    if package is None:
         return []
+    root = package.joinpath(SCHEMA_ROOT)
     found = {m.group(1) for entry in root.iterdir() if (m := re.fullmatch(r"v(\d+\.\d+)\.\d+-local", entry.name))}
     return sorted(found, key=lambda v: tuple(int(p) for p in v.split(".")))
 
@@ -80,8 +83,20 @@ def resolve_version(given: str, clamp_older: bool = False) -> str:
     return picked.version
 
 
+@cache
+def _package() -> Path | None:
+    """kubernetes-validate's folder, found without importing it (its ``__init__`` imports jsonschema)."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def _folder(version: str) -> Any:
-    return files("kubernetes_validate").joinpath(SCHEMA_ROOT, f"v{version}.0-local")
+    package = _package()
+    if package is None:
+        raise KubeVersionError("kubernetes-validate is not installed")
+    return package.joinpath(SCHEMA_ROOT, f"v{version}.0-local")
 
 
 def _schema_name(kind: str, api_version: str) -> str:
@@ -100,41 +115,58 @@ def _definitions(version: str) -> dict[str, Any]:
 
 
 @cache
-def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
+def _schema_text(version: str, kind: str, api_version: str) -> str | None:
     entry = _folder(version).joinpath(_schema_name(kind, api_version))
     if not entry.is_file():
         extra = EXTRA_SCHEMAS.get((kind, api_version))
         if extra is None:
             return None
         entry = files("omerender.schemas").joinpath(extra)
-    return json.loads(entry.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    return entry.read_text(encoding="utf-8")  # type: ignore[no-any-return]
+
+
+@cache
+def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
+    text = _schema_text(version, kind, api_version)
+    return None if text is None else json.loads(text)
+
+
+def _cache_key(version: str, kind: str, api_version: str, text: str) -> str:
+    """What the compiled code depends on: the kind's schema, and the definitions file (by size and time)."""
+    try:
+        st = os.stat(str(_folder(version).joinpath("_definitions.json")))
+        stamp = f"{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        stamp = _definitions_text(version)
+    return f"kube {version} {kind} {api_version} {compiled_schema.text_hash(text, stamp)}"
 
 
 @cache
 def fast_validator(version: str, kind: str, api_version: str) -> Check | None:
     """fastjsonschema's compiled validator as a predicate; ``None`` when the package has no schema for the kind."""
-    schema = _schema(version, kind, api_version)
-    if schema is None:
+    text = _schema_text(version, kind, api_version)
+    if text is None:
         return None
-    import fastjsonschema
-
-    definitions = _definitions(version)
 
     def fetch(uri: str) -> Any:  # every remote $ref is into the version's _definitions.json
-        if uri != definitions.get("$id"):
+        if uri != _definitions(version).get("$id"):
             raise ValueError(f"unsupported $ref {uri}")
-        return json.loads(_definitions_text(version))  # a fresh copy: parsing is ~10x faster than deepcopy
+        return compiled_schema.without_const(json.loads(_definitions_text(version)))  # a fresh copy
 
-    # compile rewrites $refs in place, hence the copies; detailed_exceptions=False breaks on `const`
-    # (fastjsonschema 2.22: KeyError 'definition_rule'), which these schemas never use
-    validate = fastjsonschema.compile(
-        copy.deepcopy(schema),
-        handlers={"https": fetch},
-        use_formats=False,
-        use_default=False,
-        detailed_exceptions=False,
-    )
-    invalid = fastjsonschema.JsonSchemaValueException
+    # compiling rewrites $refs in place, hence the fresh copies; detailed_exceptions=False breaks on
+    # `const` (fastjsonschema 2.22: KeyError 'definition_rule'), which these schemas never use
+    try:
+        validate = compiled_schema.validator(
+            _cache_key(version, kind, api_version, text),
+            lambda: compiled_schema.without_const(json.loads(text)),
+            handlers={"https": fetch},
+            use_formats=False,
+            use_default=False,
+            detailed_exceptions=False,
+        )
+    except Exception:  # noqa: BLE001 - a schema fastjsonschema cannot compile is checked by jsonschema alone
+        return None
+    from fastjsonschema import JsonSchemaValueException as invalid
 
     def passes(value: Any) -> bool:
         try:
@@ -172,7 +204,7 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
         return None
     key = (version, kind, api_version)
     _seen[key] = _seen.get(key, 0) + 1
-    if _seen[key] > COMPILE_AFTER:
+    if _seen[key] > COMPILE_AFTER or compiled_schema.cache_dir() is not None:  # cached code loads in ~1 ms
         fast = fast_validator(version, kind, api_version)
         if fast is not None and fast(obj):
             return []

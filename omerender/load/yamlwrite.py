@@ -1,0 +1,302 @@
+"""Writing YAML: a direct block-style writer whose bytes are PyYAML's, with PyYAML as the reference.
+
+``pyyaml_stream`` is the reference: PyYAML's C dumper, keys sorted as kubectl prints them, strings
+holding a line break written as literal blocks. ``dump_stream`` writes the same bytes faster. Layout
+(indentation, ``- `` items, ``{}``/``[]``) is written directly; each distinct scalar and key is
+formatted once, by the real dumper, in one batch per call, so quoting and YAML 1.1 look-alikes
+(``on``, ``0x1f``, ``~``) are decided by PyYAML itself. A document outside the writer's subset
+(a container shared within the document, which PyYAML writes as an anchor; a key PyYAML writes as
+a complex ``?`` key; a type other than dict, list, str, int, float, bool and None; deep nesting;
+a huge scalar) is written by PyYAML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+MAX_DEPTH = 200  # deeper documents go to PyYAML (its emitter recurses too, but so be it)
+MAX_SCALAR = 1 << 20  # characters; PyYAML's width (2**30) never folds below this
+
+
+class _Dumper(yaml.CSafeDumper):
+    pass
+
+
+def _represent_str(dumper: _Dumper, data: str) -> yaml.Node:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def _pyyaml(objects: list[Any]) -> str:
+    return yaml.dump_all(
+        objects,
+        Dumper=_Dumper,
+        default_flow_style=False,
+        sort_keys=True,
+        allow_unicode=True,
+        width=1 << 30,
+        explicit_start=False,
+    )
+
+
+def pyyaml_stream(objects: list[Any]) -> str:
+    """The reference: objects as one YAML stream written by PyYAML, documents split by ``---``."""
+    if not objects:
+        return ""
+    return _pyyaml(objects).replace("\n...\n", "\n")
+
+
+class _Unsupported(Exception):
+    """The document leaves the writer's subset: PyYAML writes it."""
+
+
+_SCALARS = (str, int, float, bool, type(None))
+_Block = tuple[str, tuple[str, ...]]  # a literal block: header ("|-", "|2+") and its lines, unindented
+
+
+def _items(text: str) -> list[str]:
+    """The items of a top-level block sequence as PyYAML wrote it, each without its ``- ``."""
+    if text.endswith("\n...\n"):
+        text = text[:-4]
+    chunks = ("\n" + text).split("\n- ")
+    return [chunk + "\n" for chunk in chunks[1:-1]] + [chunks[-1]]
+
+
+_OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")  # line breaks to YAML besides "\n"
+_FOLDED: _Block = ("", ())  # a multi-line scalar that is not a literal block: PyYAML writes its document
+
+
+class _Pending:
+    """A scalar or key met for the first time, in a document's pieces until its batch is formatted."""
+
+    __slots__ = ("ident", "indent", "key")
+
+    def __init__(self, ident: Any, indent: int, key: bool) -> None:
+        self.ident, self.indent, self.key = ident, indent, key
+
+
+_Piece = str | _Pending
+
+
+class Writer:
+    """Writes documents; keeps the formatted scalars of every document it wrote (one writer per output).
+
+    Documents are written in chunks of ``chunk`` documents: each in one pass, a scalar or key not yet
+    known leaving a ``_Pending`` piece; then the chunk's new scalars and keys are formatted by PyYAML
+    in one call each, the pieces filled in, and the chunk's text handed out.
+    """
+
+    def __init__(self, chunk: int = 512) -> None:
+        self.chunk = chunk
+        self._values: dict[Any, str | _Block] = {}
+        self._keys: dict[Any, str | None] = {}  # None: PyYAML writes this key as a complex key
+        self._new_values: dict[Any, Any] = {}
+        self._new_keys: dict[Any, Any] = {}
+        self._seen: set[int] = set()
+        self._pending = 0  # _Pending pieces made so far
+
+    def _learn(self) -> None:
+        """Format every new scalar and key with PyYAML, in one call each."""
+        values, keys = self._new_values, self._new_keys
+        if values:
+            for ident, text in zip(values, _items(_pyyaml([list(values.values())])), strict=True):
+                head, _, rest = text.partition("\n")
+                if _OTHER_BREAKS.search(text) or (rest and not head.startswith("|")):
+                    self._values[ident] = _FOLDED  # broken at U+2028 or the like: indented by position
+                elif not rest:
+                    self._values[ident] = head
+                else:
+                    lines = rest[:-1].split("\n")
+                    self._values[ident] = (head, tuple(line[2:] for line in lines))
+        if keys:
+            samples = _items(_pyyaml([[{key: 0} for key in keys.values()]]))
+            for ident, text in zip(keys, samples, strict=True):
+                plain = text.endswith(": 0\n") and text.count("\n") == 1 and not text.startswith("? ")
+                plain = plain and not _OTHER_BREAKS.search(text)
+                self._keys[ident] = text[:-4] if plain else None
+        self._new_values, self._new_keys = {}, {}
+
+    def _block_text(self, found: _Block, indent: int) -> str:
+        head, lines = found
+        pad = " " * indent
+        return head + "".join(f"\n{pad}{line}" if line else "\n" for line in lines)
+
+    def _value(self, value: Any, indent: int) -> _Piece:
+        kind = type(value)
+        if kind is str:
+            if len(value) > MAX_SCALAR:
+                raise _Unsupported
+            ident: Any = value
+        elif kind in _SCALARS:
+            ident = (kind, repr(value))
+        else:
+            raise _Unsupported
+        found = self._values.get(ident)
+        if found is None:
+            self._new_values[ident] = value
+            self._pending += 1
+            return _Pending(ident, indent, False)
+        if type(found) is str:
+            return found
+        if found is _FOLDED:
+            raise _Unsupported  # its continuation lines are indented in ways not worth copying
+        return self._block_text(found, indent)  # type: ignore[arg-type]
+
+    def _key(self, key: Any) -> _Piece:
+        kind = type(key)
+        if kind is str:
+            ident: Any = key
+        elif kind in _SCALARS:
+            ident = (kind, repr(key))
+        else:
+            raise _Unsupported
+        found = self._keys.get(ident)
+        if found is not None:
+            return found
+        if ident in self._keys:
+            raise _Unsupported
+        self._new_keys[ident] = key
+        self._pending += 1
+        return _Pending(ident, 0, True)
+
+    def _enter(self, container: Any, depth: int) -> None:
+        if depth > MAX_DEPTH or id(container) in self._seen:
+            raise _Unsupported  # too deep, or shared: PyYAML writes an anchor and aliases
+        self._seen.add(id(container))
+
+    def _mapping(self, out: list[_Piece], mapping: dict[Any, Any], indent: int, inline: bool, depth: int) -> None:
+        self._enter(mapping, depth)
+        pad = " " * indent
+        try:
+            items = sorted(mapping.items())
+        except TypeError:
+            raise _Unsupported from None
+        keys, values = self._keys, self._values
+        for key, value in items:
+            start = "" if inline else pad
+            inline = False
+            name: _Piece | None = keys.get(key) if type(key) is str else None  # inline: a known text key
+            if name is None:
+                name = self._key(key)
+            kind = type(value)
+            if kind is dict or kind is list:
+                if value:
+                    head = ":\n"
+                else:
+                    head = ": {}\n" if kind is dict else ": []\n"
+                if type(name) is str:
+                    out.append(f"{start}{name}{head}")
+                else:
+                    out += (start, name, head)
+                if not value:
+                    self._enter(value, depth + 1)
+                elif kind is dict:
+                    self._mapping(out, value, indent + 2, False, depth + 1)
+                else:
+                    self._sequence(out, value, indent, False, depth + 1)
+            else:
+                known = values.get(value) if kind is str else None
+                text = known if type(known) is str else self._value(value, indent + 2)
+                if type(name) is str and type(text) is str:
+                    out.append(f"{start}{name}: {text}\n")
+                else:
+                    out += (start, name, ": ", text, "\n")
+
+    def _sequence(self, out: list[_Piece], sequence: list[Any], indent: int, inline: bool, depth: int) -> None:
+        self._enter(sequence, depth)
+        pad = " " * indent + "- "
+        for item in sequence:
+            start = "- " if inline else pad
+            inline = False
+            kind = type(item)
+            if kind is dict:
+                if item:
+                    out.append(start)
+                    self._mapping(out, item, indent + 2, True, depth + 1)
+                else:
+                    self._enter(item, depth + 1)
+                    out.append(start + "{}\n")
+            elif kind is list:
+                if item:
+                    out.append(start)
+                    self._sequence(out, item, indent + 2, True, depth + 1)
+                else:
+                    self._enter(item, depth + 1)
+                    out.append(start + "[]\n")
+            else:
+                text = self._value(item, indent + 2)
+                if type(text) is str:
+                    out.append(f"{start}{text}\n")
+                else:
+                    out += (start, text, "\n")
+
+    def _pieces(self, obj: Any) -> list[_Piece] | str | None:
+        """A non-empty dict or list as a block document's text (or pieces, some pending), or None for PyYAML."""
+        if not obj or type(obj) not in (dict, list):
+            return None  # an empty root is a flow "{}" written on the "---" line; a scalar root is PyYAML's
+        out: list[_Piece] = []
+        self._seen = set()
+        pending = self._pending
+        try:
+            if type(obj) is dict:
+                self._mapping(out, obj, 0, False, 0)
+            else:
+                self._sequence(out, obj, 0, False, 0)
+        except (_Unsupported, RecursionError):
+            return None
+        finally:
+            self._seen = set()
+        return out if self._pending != pending else "".join(out)  # type: ignore[arg-type]
+
+    def _fill(self, pieces: list[_Piece]) -> str | None:
+        filled: list[str] = []
+        for piece in pieces:
+            if isinstance(piece, str):
+                filled.append(piece)
+            elif piece.key:
+                name = self._keys[piece.ident]
+                if name is None:
+                    return None
+                filled.append(name)
+            else:
+                found = self._values[piece.ident]
+                if found is _FOLDED:
+                    return None
+                filled.append(found if isinstance(found, str) else self._block_text(found, piece.indent))
+        return "".join(filled)
+
+    def documents(self, objects: list[Any]) -> Iterator[str]:
+        """The stream's text in pieces, in order: ``"".join`` them for the whole stream."""
+        for start in range(0, len(objects), self.chunk):
+            chunk = objects[start : start + self.chunk]
+            written = [self._pieces(obj) for obj in chunk]
+            try:
+                self._learn()
+            except ValueError:  # PyYAML wrote the batch in a shape not foreseen: let it write the chunk
+                self._new_values, self._new_keys = {}, {}
+                written = [None] * len(chunk)
+            for index, (obj, pieces) in enumerate(zip(chunk, written, strict=True), start):
+                text = pieces if pieces is None or isinstance(pieces, str) else self._fill(pieces)
+                if text is not None:
+                    yield text if index == 0 else "---\n" + text
+                elif index == 0:
+                    yield pyyaml_stream([obj])
+                else:  # how PyYAML starts a document after another: "---" alone, or "--- {}", "--- &id001"
+                    yield pyyaml_stream([{"a": 0}, obj]).removeprefix("a: 0\n")
+
+
+def dump_stream(objects: list[Any]) -> str:
+    """Objects as one YAML stream, keys sorted as kubectl prints them, documents split by ``---``."""
+    return "".join(Writer().documents(objects))
+
+
+def dump_one(obj: Any) -> str:
+    return dump_stream([obj])
