@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -14,6 +15,23 @@ def copy(value: Any) -> Any:
     return value
 
 
+def containers(value: Any) -> Iterator[dict[Any, Any] | list[Any]]:
+    """Every mapping and list in ``value``, each once (aliased containers are shared), without recursion.
+
+    A container's children are taken after the caller has seen it, so the caller may change it in place.
+    """
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen or not isinstance(current, dict | list):
+            continue
+        seen.add(id(current))
+        yield current
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend(v for v in children if isinstance(v, dict | list))
+
+
 def drop_nulls(value: Any) -> None:
     """Remove, in place, every mapping entry whose value is null, as the API server does for a CRD.
 
@@ -21,19 +39,10 @@ def drop_nulls(value: Any) -> None:
     object (a null list item stays, and fails validation). Shared (aliased) containers are walked
     once, and the walk is iterative, so no nesting depth can exhaust the stack.
     """
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
+    for current in containers(value):
         if isinstance(current, dict):
             for key in [k for k, v in current.items() if v is None]:
                 del current[key]
-            stack.extend(v for v in current.values() if isinstance(v, dict | list))
-        elif isinstance(current, list):
-            stack.extend(v for v in current if isinstance(v, dict | list))
 
 
 def _key_text(key: Any) -> str:
@@ -48,18 +57,8 @@ def string_keys(value: Any) -> None:
     """Make, in place, every mapping key a string, as Kubernetes' YAML-to-JSON step does (``on: 5``,
     which YAML 1.1 reads as ``true: 5``, becomes ``"true": 5``; ``1`` and ``~`` become ``"1"`` and
     ``"null"``). Iterative, and shared (aliased) containers are walked once."""
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, dict):
-            if not all(isinstance(k, str) for k in current):
-                items = list(current.items())
-                current.clear()
-                current.update((_key_text(k), v) for k, v in items)
-            stack.extend(v for v in current.values() if isinstance(v, dict | list))
-        elif isinstance(current, list):
-            stack.extend(v for v in current if isinstance(v, dict | list))
+    for current in containers(value):
+        if isinstance(current, dict) and not all(isinstance(k, str) for k in current):
+            items = list(current.items())
+            current.clear()
+            current.update((_key_text(k), v) for k, v in items)

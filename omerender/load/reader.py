@@ -49,6 +49,11 @@ def _display(path: Path) -> str:
     return path.as_posix()
 
 
+def _symlink_outside(path: Path) -> Diagnostic:
+    message = "symlink points outside the input paths; refusing to follow it"
+    return Diagnostic(_display(path), 1, 1, ERROR, message, codes.SYMLINK_OUTSIDE)
+
+
 def _within(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
@@ -86,16 +91,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                             )
                         )
                     else:
-                        problems.append(
-                            Diagnostic(
-                                _display(full),
-                                1,
-                                1,
-                                ERROR,
-                                "symlink points outside the input paths; refusing to follow it",
-                                codes.SYMLINK_OUTSIDE,
-                            )
-                        )
+                        problems.append(_symlink_outside(full))
                     continue
                 kept_dirs.append(d)
             dirnames[:] = kept_dirs
@@ -104,16 +100,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     continue  # hidden files are skipped like hidden folders (.pre-commit-config.yaml)
                 full = base / name
                 if full.is_symlink() and not _within(Path(os.path.realpath(full)), real_roots):
-                    problems.append(
-                        Diagnostic(
-                            _display(full),
-                            1,
-                            1,
-                            ERROR,
-                            "symlink points outside the input paths; refusing to follow it",
-                            codes.SYMLINK_OUTSIDE,
-                        )
-                    )
+                    problems.append(_symlink_outside(full))
                     continue
                 found.append(_display(full))
     return found, problems
