@@ -23,8 +23,8 @@ from omerender.load.yamlio import ParsedDocument, count_nodes, parse_documents, 
 
 MIB = 1024 * 1024
 DEFAULT_MAX_FILE_BYTES = 10 * MIB
-DEFAULT_MAX_TOTAL_BYTES = 64 * MIB  # the bench tree at scale 8 (50,000 documents) is 29 MiB
-DEFAULT_MAX_TOTAL_NODES = 4_000_000  # about 2.1M at scale 8; node trees cost ~300 bytes a node
+DEFAULT_MAX_TOTAL_BYTES = 48 * MIB  # the bench tree at scale 8 (50,000 documents) is 29 MiB
+DEFAULT_MAX_TOTAL_NODES = 3_000_000  # about 2.1M at scale 8; node trees cost ~300 bytes a node
 STDIN = "-"
 
 
