@@ -133,3 +133,34 @@ def test_bom_and_crlf_render_like_the_plain_files(run_cli, tmp_path: Path) -> No
     odd = run_cli("build", str(tmp_path))
     assert odd.exit_code == plain.exit_code == 0
     assert odd.stdout == plain.stdout and odd.stdout
+
+
+def _configmaps(folder: Path, count: int, size: int) -> list[str]:
+    folder.mkdir()
+    value = "x" * size
+    for i in range(count):
+        text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\ndata:\n  big: {value}\n"
+        (folder / f"cm-{i}.yaml").write_text(text, encoding="utf-8")
+    return [str(folder)]
+
+
+def test_the_run_budget_counts_every_file_together(tmp_path: Path) -> None:
+    from omerender.load.bounded import Budget
+
+    paths = _configmaps(tmp_path / "in", 10, 1000)
+    budget = Budget(max_total_bytes=5000)
+    result = load(paths, LoadOptions(budget=budget))
+    refused = [d for d in result.diagnostics if d.code == "run-too-large"]
+    assert refused and all(d.severity == "error" for d in refused), result.diagnostics
+    assert "more than 5000 bytes in all" in refused[0].message
+    assert budget.bytes_read <= 5000
+
+
+def test_the_run_node_budget_counts_every_file_together(tmp_path: Path) -> None:
+    from omerender.load.bounded import Budget
+
+    paths = _configmaps(tmp_path / "in", 10, 10)
+    result = load(paths, LoadOptions(budget=Budget(max_total_nodes=40)))
+    refused = [d for d in result.diagnostics if "more than 40 YAML nodes in all" in d.message]
+    assert refused and all(d.severity == "error" for d in refused), result.diagnostics
+    assert len(result.objects) < 10
