@@ -136,18 +136,20 @@ def effective(
         )
         sys.exit(EXIT_FINDINGS)
     if record is None or searched:
-        where = (
-            f" (only on a --search-path, {record.isvc.path})" if searched and record is not None else " (or not valid)"
+        elsewhere = (
+            [] if "/" in isvc else sorted(n for n, name in result.universe.isvcs if name == isvc and n != namespace)
         )
+        if searched and record is not None:
+            where = f" (only on a --search-path, {record.isvc.path})"
+        else:
+            where = "" if elsewhere else " (or not valid)"
         click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)
-        if "/" not in isvc:
-            elsewhere = sorted(ns for ns, name in result.universe.isvcs if name == isvc and ns != namespace)
-            if elsewhere:
-                click.echo(
-                    f"omerender: it exists in namespace {', '.join(elsewhere)}: "
-                    f"pass -n {elsewhere[0]} (or write {elsewhere[0]}/{isvc})",
-                    err=True,
-                )
+        if elsewhere:
+            click.echo(
+                f"omerender: it exists in namespace {', '.join(elsewhere)}: "
+                f"pass -n {elsewhere[0]} (or write {elsewhere[0]}/{isvc})",
+                err=True,
+            )
         sys.exit(EXIT_FINDINGS)
     click.echo(EFFECTIVE_FORMATS[output](record, show_origin), nl=False)
     if record.revision is None or any(d.severity == "error" for d in config_problems):
