@@ -9,6 +9,7 @@ import click
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
     STDOUT_HINT,
+    build_options,
     controller_config_option,
     guard,
     kube_version_option,
@@ -24,7 +25,6 @@ from omerender.cli.common import (
     search_path_option,
     stdin,
     strict_option,
-    validation,
     with_gitops_options,
     with_report_options,
 )
@@ -99,7 +99,6 @@ def build(
     from omerender.load.yamlio import dump_one
     from omerender.output.formats import dump_json
     from omerender.output.writer import write_file
-    from omerender.pipeline import BuildOptions
     from omerender.pipeline import build as run_build
     from omerender.resolve.status import status_list
 
@@ -119,14 +118,15 @@ def build(
         )
     result = run_build(
         list(paths) + list(search_path),
-        BuildOptions(
+        build_options(
             namespace=namespace,
-            max_file_bytes=max_file_size,
+            max_file_size=max_file_size,
+            validate=validate,
+            strict=strict,
             keep_last_good=keep_last_good,
             lock_file=lock_file,
             model_metadata=model_metadata,
             controller_config=controller_config,
-            validate=validation(validate, strict),
             kube_version=kube,
             fail_empty_input=fail_empty_input,
         ),
@@ -192,15 +192,15 @@ def status(
     from omerender.output.emit import under
     from omerender.output.formats import STATUS_FORMATS as FORMATTERS
     from omerender.output.formats import StatusView
-    from omerender.pipeline import BuildOptions
     from omerender.pipeline import status as run_status
 
     kube = resolve_kube_version(kube_version)
-    options = BuildOptions(
+    options = build_options(
         namespace=namespace,
-        max_file_bytes=max_file_size,
+        max_file_size=max_file_size,
+        validate=validate,
+        strict=strict,
         lock_file=lock_file,
-        validate=validation(validate, strict),
         kube_version=kube,
         model_metadata=model_metadata,
         controller_config=controller_config,

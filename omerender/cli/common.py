@@ -8,9 +8,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from omerender.pipeline import BuildOptions
 
 from omerender import __version__
 from omerender.diagnostics import one_line
@@ -319,6 +322,15 @@ def validate_options(fn: F) -> F:
 
 def validation(validate: str, strict: bool) -> str:
     return "strict" if strict else validate
+
+
+def build_options(*, namespace: str, max_file_size: int, validate: str, strict: bool, **rest: Any) -> BuildOptions:
+    """The core's options from the ones every command shares, made in one place; ``rest`` are the command's own."""
+    from omerender.pipeline import BuildOptions
+
+    return BuildOptions(
+        namespace=namespace, max_file_bytes=max_file_size, validate=validation(validate, strict), **rest
+    )
 
 
 strict_option = validate_options

@@ -9,6 +9,8 @@ import click
 from omerender.cli.common import (
     DEFAULT_KUBE_VERSION,
     STDOUT_HINT,
+    build_options,
+    controller_config_option,
     folder_callback,
     guard,
     kube_version_option,
@@ -21,7 +23,6 @@ from omerender.cli.common import (
     report,
     resolve_kube_version,
     strict_option,
-    validation,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS
@@ -80,6 +81,7 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
 @click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
 @lock_file_option
 @model_metadata_option
+@controller_config_option
 @strict_option
 @kube_version_option
 @with_report_options
@@ -104,6 +106,7 @@ def factor(
     max_file_size: int,
     lock_file: str | None = None,
     model_metadata: str | None = None,
+    controller_config: str | None = None,
     strict: bool = False,
     validate: str = "strict",
     kube_version: str | None = DEFAULT_KUBE_VERSION,
@@ -120,7 +123,6 @@ def factor(
     from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
     from omerender.factor.run import factor as run_factor
-    from omerender.pipeline import BuildOptions
 
     if sum((output_dir is not None, in_place, dry_run)) != 1:
         raise click.UsageError("give exactly one of --output-dir DIR, --in-place and --dry-run")
@@ -139,12 +141,14 @@ def factor(
         except tree.TreeError as exc:
             raise click.UsageError(str(exc)) from None
     options = FactorOptions(
-        build=BuildOptions(
+        build=build_options(
             namespace=namespace,
-            max_file_bytes=max_file_size,
+            max_file_size=max_file_size,
+            validate=validate,
+            strict=strict,
             lock_file=lock_file,
             model_metadata=model_metadata,
-            validate=validation(validate, strict),
+            controller_config=controller_config,
             kube_version=kube,
         ),
         profiles_dir=profiles_dir,

@@ -6,13 +6,15 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from omerender.cli.common import (
     STDOUT_HINT,
     F,
+    build_options,
+    controller_config_option,
     guard,
     lock_file_option,
     model_metadata_option,
@@ -22,10 +24,14 @@ from omerender.cli.common import (
     report,
     search_path_option,
     stdin,
+    strict_option,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import GRAPH_FORMATS
+
+if TYPE_CHECKING:
+    from omerender.pipeline import BuildOptions
 
 DOT_TIMEOUT_SECONDS = 300
 view_options = [
@@ -47,29 +53,20 @@ def with_view_options(fn: F) -> F:
 
 def _forest(
     paths: tuple[str, ...],
-    namespace: str,
     search_path: tuple[str, ...],
-    model_metadata: str | None,
-    lock_file: str | None,
-    max_file_size: int,
+    options: BuildOptions,
     reporting: tuple[str, str | None, int | None, int],
     view: tuple[str | None, str | None, bool],
 ) -> tuple[Any, bool]:
     """Build, report the diagnostics, and return the forest to show and whether anything is broken."""
     from omerender.forest.model import forest
     from omerender.forest.select import chain, collapse_isvcs, find_isvc, find_runtime, subtree
-    from omerender.pipeline import BuildOptions, build
+    from omerender.pipeline import build
 
     runtime, isvc, collapse = view
     if runtime and isvc:
         raise click.UsageError("give --runtime or --isvc, not both")
-    options = BuildOptions(
-        namespace=namespace,
-        max_file_bytes=max_file_size,
-        lock_file=lock_file,
-        model_metadata=model_metadata,
-        kube_version=None,
-    )
+    namespace = options.namespace
     result = build(list(paths) + list(search_path), options, stdin)
     report(result.diagnostics, *reporting)
     whole = forest(result)
@@ -109,6 +106,8 @@ def use_color(choice: str) -> bool:
 )
 @lock_file_option
 @model_metadata_option
+@controller_config_option
+@strict_option
 @search_path_option
 @with_report_options
 @guard
@@ -127,6 +126,9 @@ def tree(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    controller_config: str | None = None,
+    strict: bool = False,
+    validate: str = "strict",
 ) -> None:
     """Print the runtime inheritance forest as a tree.
 
@@ -137,15 +139,18 @@ def tree(
     """
     from omerender.forest.text import render
 
+    options = build_options(
+        namespace=namespace,
+        max_file_size=max_file_size,
+        validate=validate,
+        strict=strict,
+        lock_file=lock_file,
+        model_metadata=model_metadata,
+        controller_config=controller_config,
+        kube_version=None,  # the forest's shape does not depend on Kubernetes' schemas
+    )
     shown, failed = _forest(
-        paths,
-        namespace,
-        search_path,
-        model_metadata,
-        lock_file,
-        max_file_size,
-        (report_format, report_file, max_errors, verbose),
-        (runtime, isvc, collapse_isvcs),
+        paths, search_path, options, (report_format, report_file, max_errors, verbose), (runtime, isvc, collapse_isvcs)
     )
     colored = use_color(color)
     click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
@@ -189,6 +194,8 @@ def svg(dot_text: str) -> str:
 @with_view_options
 @lock_file_option
 @model_metadata_option
+@controller_config_option
+@strict_option
 @search_path_option
 @with_report_options
 @guard
@@ -207,6 +214,9 @@ def graph(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    controller_config: str | None = None,
+    strict: bool = False,
+    validate: str = "strict",
 ) -> None:
     """Draw the inheritance forest: Mermaid, DOT, JSON or SVG.
 
@@ -216,15 +226,18 @@ def graph(
     """
     if output == "svg" and shutil.which("dot") is None:
         svg("")  # exits 2 before any work
+    options = build_options(
+        namespace=namespace,
+        max_file_size=max_file_size,
+        validate=validate,
+        strict=strict,
+        lock_file=lock_file,
+        model_metadata=model_metadata,
+        controller_config=controller_config,
+        kube_version=None,  # the forest's shape does not depend on Kubernetes' schemas
+    )
     shown, failed = _forest(
-        paths,
-        namespace,
-        search_path,
-        model_metadata,
-        lock_file,
-        max_file_size,
-        (report_format, report_file, max_errors, verbose),
-        (runtime, isvc, collapse_isvcs),
+        paths, search_path, options, (report_format, report_file, max_errors, verbose), (runtime, isvc, collapse_isvcs)
     )
     text = GRAPH_FORMATS[output](shown)
     if output == "svg":

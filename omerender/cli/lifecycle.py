@@ -11,6 +11,7 @@ from omerender import codes
 from omerender.cli.common import (
     STDOUT_HINT,
     OutputFormat,
+    build_options,
     controller_config_option,
     guard,
     lock_file_option,
@@ -22,7 +23,6 @@ from omerender.cli.common import (
     search_path_option,
     stdin,
     strict_option,
-    validation,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
@@ -98,12 +98,13 @@ def effective(
     """
     from omerender.diagnostics import sorted_unique
     from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import BuildOptions, build
+    from omerender.pipeline import build
 
-    options = BuildOptions(
+    options = build_options(
         namespace=namespace,
-        max_file_bytes=max_file_size,
-        validate=validation(validate, strict),
+        max_file_size=max_file_size,
+        validate=validate,
+        strict=strict,
         lock_file=lock_file or default_path(list(paths)),
         model_metadata=model_metadata,
         controller_config=controller_config,
@@ -208,13 +209,14 @@ def lock_command(
     from omerender.lifecycle.lock import default_path
     from omerender.lifecycle.settle import relocked
     from omerender.output.writer import write_file
-    from omerender.pipeline import BuildOptions, build
+    from omerender.pipeline import build
 
     keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
-    options = BuildOptions(
+    options = build_options(
         namespace=namespace,
-        max_file_bytes=max_file_size,
-        validate=validation(validate, strict),
+        max_file_size=max_file_size,
+        validate=validate,
+        strict=strict,
         lock_file=lock_file or default_path(list(paths)),
         keep_last_good=keep_last_good,
         roll_forward=keys,
@@ -359,12 +361,13 @@ def diff(
     from omerender.pipeline import BuildOptions, build
 
     def options(lock_file: str) -> BuildOptions:
-        return BuildOptions(
+        return build_options(
             namespace=namespace,
-            max_file_bytes=max_file_size,
+            max_file_size=max_file_size,
+            validate=validate,
+            strict=strict,
             lock_file=lock_file,
             model_metadata=model_metadata,
-            validate=validation(validate, strict),
             controller_config=controller_config,
         )
 

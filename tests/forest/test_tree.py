@@ -140,3 +140,15 @@ def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
     assert done.exit_code == 1
     assert len(done.stdout.splitlines()) == 3000
     assert done.stdout.splitlines()[-1].endswith("r2999  [MaxDepthExceeded]")
+
+
+def test_validate_means_what_it_means_for_build(run_cli, demo):
+    """tree and graph take the shared --validate: a field typo fails them by default, warns with warn."""
+    profile = demo / "profile.yaml"
+    profile.write_text(profile.read_text().replace("spec:\n", "spec:\n  imagee: typo\n", 1))
+    for command in (["tree"], ["graph", "-o", "json"]):
+        strict = run_cli(*command, str(demo))
+        assert strict.exit_code == 1 and "[unknown-field]" in strict.stderr and "imagee" in strict.stderr, strict
+        warned = run_cli(*command, str(demo), "--validate", "warn")
+        assert warned.exit_code == 0 and "warning: [unknown-field]" in warned.stderr, warned
+        assert warned.stdout == run_cli(*command, str(demo), "--validate", "ignore").stdout
