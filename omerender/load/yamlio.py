@@ -1,10 +1,10 @@
 """The one place YAML is configured: libyaml-backed parsing that keeps node positions; dumping is in yamlwrite.
 
-Parsing goes through PyYAML's C parser. The composed node tree is kept beside each document, so a
-diagnostic can name a line and column without parsing the file a second time; building it costs
-nothing extra because the C parser composes nodes anyway. YAML 1.1 scalars (``yes``/``on`` are
-booleans) match what Kubernetes' own YAML decoder does. Timestamps stay strings, as they do when
-the API server reads a manifest into an untyped field.
+Parsing goes through PyYAML's C parser. Each document comes with its composed node tree, for
+positions; callers that keep documents drop it and compose the text again when a diagnostic needs
+a line and column (``load.source``): node trees cost several times the data they describe. YAML
+1.1 scalars (``yes``/``on`` are booleans) match what Kubernetes' own YAML decoder does.
+Timestamps stay strings, as they do when the API server reads a manifest into an untyped field.
 """
 
 from __future__ import annotations
@@ -166,11 +166,7 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
     check_shape = "&" in text or _may_nest_deeply(text)
     go_numbers = may_hold(text)
     try:
-        index = 0
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:
-                break
+        for index, node in enumerate(_roots(loader)):
             if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
                 raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
             data = loader.construct_document(node)
@@ -178,7 +174,28 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
                 reread_quantities(node, data)
             if data is not None:
                 yield ParsedDocument(index, data, node)
-            index += 1
+    finally:
+        loader.dispose()
+
+
+def _roots(loader: _Loader) -> Iterator[yaml.Node]:
+    """The root node of every document, empty ones too: their count is ``ParsedDocument.index``."""
+    while loader.check_node():
+        node = loader.get_node()
+        if node is None:
+            break
+        yield node
+
+
+def compose_documents(text: str) -> Iterator[yaml.Node]:
+    """The root node of each document of ``text``, numbered as ``parse_documents`` numbers them.
+
+    For positions in a text ``parse_documents`` has accepted: composed only (no data is built, no
+    Go numbers reread), so it costs no more than that first parse; nothing is measured again.
+    """
+    loader = _Loader(text)
+    try:
+        yield from _roots(loader)
     finally:
         loader.dispose()
 
