@@ -20,6 +20,7 @@ from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.obj import Obj
 from omerender.load.reader import STDIN, LoadOptions, load, to_object
+from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
 from omerender.pipeline import BuildOptions, BuildResult, build_objects
 from omerender.resolve.index import runtime_key
@@ -94,8 +95,9 @@ def _profile_files(p: Plan, folder: Path, existing: set[str]) -> dict[str, str]:
 def _objects(texts: dict[str, str], options: LoadOptions) -> tuple[list[Obj], list[Diagnostic]]:
     objects, problems = [], []
     for path, text in sorted(texts.items()):
+        source = Source(path, text)
         for doc in parse_documents(text):
-            obj, problem = to_object(path, doc, options)
+            obj, problem = to_object(source, doc, options)
             if problem is not None:
                 problems.append(problem)
             if obj is not None:

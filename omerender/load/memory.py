@@ -1,7 +1,7 @@
 """Objects from documents already in memory (a KRM ResourceList's items) instead of files.
 
-Each document is written out and parsed back, so it gets a node tree like a file's and the rest of
-omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller wants
+Each document is written out and parsed back, so it gets a text to compose positions from like a
+file's and the rest of omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller wants
 diagnostics to carry; the same checks as for files apply (kind, apiVersion, name, namespace).
 """
 
@@ -14,6 +14,7 @@ from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions, to_object
+from omerender.load.source import Source
 from omerender.load.yamlio import dump_one, parse_documents
 
 
@@ -27,11 +28,12 @@ def objects_from_documents(
         if not isinstance(document, dict):
             problems.append(Diagnostic(path, 1, 1, ERROR, "item is not a mapping", codes.NOT_A_MAPPING))
             continue
-        parsed = next(iter(parse_documents(dump_one(document))), None)
+        text = dump_one(document)
+        parsed = next(iter(parse_documents(text)), None)
         if parsed is None:
             problems.append(Diagnostic(path, 1, 1, ERROR, "item is empty", codes.NOT_A_MAPPING))
             continue
-        obj, problem = to_object(path, parsed, options)
+        obj, problem = to_object(Source(path, text), parsed, options)
         if problem is not None:
             problems.append(problem)
         if obj is not None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from omerender.diagnostics import Diagnostic, Severity, json_path
+from omerender.load.source import Source, slim
 from omerender.load.yamlio import position
 from omerender.ome import API_VERSION, KINDS
 
@@ -15,10 +18,17 @@ class Obj:
     """One YAML document from the input, with what is needed to point back into its file."""
 
     path: str
-    index: int
+    index: int  # of the document in its file, empty documents counted
     body: dict[str, Any]
-    node: Any
+    source: Source | None  # None: made by omerender, not read; located at line 1, column 1
     namespace: str = ""
+    slim: bool = False  # positions only within apiVersion, kind and metadata (an object not OME's)
+
+    @property
+    def node(self) -> yaml.Node | None:
+        """The document's node tree, composed again from its file's text: ask only where a position is needed."""
+        node = self.source.node(self.index) if self.source is not None else None
+        return slim(node) if self.slim and node is not None else node
 
     @property
     def kind(self) -> str:

@@ -15,6 +15,7 @@ from omerender.data import drop_nulls, string_keys
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.obj import Obj
+from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
 from omerender.names import clip, hint
 from omerender.ome import API_VERSION as OME_API_VERSION
@@ -184,25 +185,14 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     return None
 
 
-_LOCATED_KEYS = frozenset({"apiVersion", "kind", "metadata"})
-
-
-def _slim(node: yaml.Node) -> yaml.Node:
-    """The node tree of an object that is not OME's, cut to what its messages point at (kind and
-    metadata): the rest is large in a big ConfigMap, and kept for every object of the run."""
-    if not isinstance(node, yaml.MappingNode):
-        return node
-    kept = [(k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value in _LOCATED_KEYS]
-    return yaml.MappingNode(node.tag, kept, node.start_mark, node.end_mark)
-
-
-def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
+def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
+    """An object of document ``doc`` of ``source``; its node tree is left behind (``Obj.node`` composes it again)."""
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
         return None, Diagnostic(
-            path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", codes.NOT_A_MAPPING
+            source.path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", codes.NOT_A_MAPPING
         )
-    obj = Obj(path, doc.index, doc.data, doc.node)
+    obj = Obj(source.path, doc.index, doc.data, source)
     if "kind" not in doc.data or not isinstance(doc.data.get("kind"), str):
         return None, obj.diag(ERROR, f"document {doc.index + 1} has no kind", code=codes.MISSING_KIND)
     problem = _check_shape(obj)
@@ -216,7 +206,7 @@ def to_object(path: str, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj
         else:
             drop_nulls(obj.body["spec"])
     elif not (obj.kind == "ConfigMap" and obj.name == CONTROLLER_CONFIG):  # its data is read, with positions
-        obj.node = _slim(doc.node)
+        obj.slim = True
     if obj.kind in NAMESPACED_KINDS:
         given = (obj.body.get("metadata") or {}).get("namespace")
         obj.namespace = given if isinstance(given, str) and given else options.namespace
@@ -243,9 +233,10 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
     admit(budget, [text for _, text in texts])
     for shown, text in texts:
         result.files.append(shown)
+        source = Source(shown, text)
         try:
             for doc in parse_bounded(text, budget):
-                obj, problem = to_object(shown, doc, options)
+                obj, problem = to_object(source, doc, options)
                 if problem is not None:
                     result.diagnostics.append(problem)
                 if obj is not None:

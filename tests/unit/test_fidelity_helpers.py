@@ -8,6 +8,7 @@ import yaml
 from omerender.load.controller_config import IngressConfig, parse
 from omerender.load.gonumbers import go_scalar
 from omerender.load.reader import Obj
+from omerender.load.source import Source
 from omerender.load.yamlio import parse_documents
 from omerender.render.accelerators import merge_args
 from omerender.render.ingress import HostError, domain_name, resolve
@@ -69,7 +70,7 @@ def test_domain_names_follow_the_template_and_validation() -> None:
 
 def _configmap(data: dict[str, str]) -> Obj:
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "inferenceservice-config"}, "data": data}
-    return Obj("cm.yaml", 0, body, yaml.compose(yaml.safe_dump(body)), "ome")
+    return Obj("cm.yaml", 0, body, Source("cm.yaml", yaml.safe_dump(body)), "ome")
 
 
 def test_ingress_key_needs_gateway_and_service_and_path_template_needs_domain() -> None:
