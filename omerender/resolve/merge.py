@@ -47,12 +47,12 @@ def merge(base: Any, overlay: Any) -> Any:
         return copy(base)
     if isinstance(base, dict) and isinstance(overlay, dict):
         out: dict[str, Any] = copy(base)
-        _lay(out, overlay)
+        lay_over(out, overlay)
         return out
     return copy(overlay)
 
 
-def _lay(out: dict[str, Any], overlay: dict[str, Any]) -> None:
+def lay_over(out: dict[str, Any], overlay: dict[str, Any]) -> None:
     """``overlay`` laid over ``out`` in place; ``out`` is the caller's own copy, so each base value is copied once."""
     for key, value in overlay.items():
         if is_unset(value):
@@ -68,7 +68,7 @@ def _lay(out: dict[str, Any], overlay: dict[str, Any]) -> None:
         ):
             out[key] = _merge_keyed(current, value, merge_key, owned=True)
         elif isinstance(current, dict) and isinstance(value, dict):
-            _lay(current, value)
+            lay_over(current, value)
         else:
             out[key] = copy(value)
 
@@ -96,7 +96,7 @@ def _merge_keyed(
     for item in patch:
         key = item[merge_key]
         if key in merged:
-            _lay(merged[key], item)
+            lay_over(merged[key], item)
         else:
             merged[key] = copy(item)
         patch_keys.setdefault(key)
