@@ -14,6 +14,7 @@ and keeps the best of each.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,7 @@ def _time(cmd: list[str]) -> float:
 
 
 def main() -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the timed children cache bytecode, as a wheel install does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--isvcs", type=int, default=1000)
     parser.add_argument("--runtimes", type=int, default=1000)

@@ -339,6 +339,7 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the timed children cache bytecode, as a wheel install does
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, nargs="+", default=[1, 2], help="scales to run (default: 1 2)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (default 5)")

@@ -43,6 +43,7 @@ def _time(argv: list[str], runs: int, cwd: Path | None = None, env: dict[str, st
 
 
 def main() -> int:
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the timed children cache bytecode, as a wheel install does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", "--runs", type=int, default=20)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")

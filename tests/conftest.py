@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,8 +8,6 @@ from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]
 OME_CORPUS = REPO.parent / "shared" / "ome"
-# compiled schema validators: one private folder per test session, shared by its subprocesses
-os.environ.setdefault("OMERENDER_CACHE_DIR", tempfile.mkdtemp(prefix="omerender-validators-"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

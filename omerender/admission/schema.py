@@ -16,7 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, cast
 
-from omerender.admission import compiled as compiled_schema
+from omerender.admission import quick
 from omerender.data import copy, drop_nulls
 from omerender.diagnostics import field_path
 
@@ -123,30 +123,14 @@ def _schema(kind: str) -> dict[str, Any]:
 
 
 @cache
-def _fast(kind: str) -> compiled_schema.Validate:
-    text = _schema_text(kind)
-    key = f"ome-input {kind} {compiled_schema.text_hash(text)}"
-    return compiled_schema.validator(
-        key,
-        lambda: compiled_schema.without_const(json.loads(text)),
-        use_formats=False,
-        use_default=False,
-        detailed_exceptions=False,
-    )
-
-
-COMPILE_AFTER = 40  # without a cache folder, compiling (~30 ms a kind) pays off only for larger builds
-_seen: dict[str, int] = {}
+def _fast(kind: str) -> quick.Check | None:
+    return quick.predicate(_schema(kind))
 
 
 def _passes(kind: str, instance: Any) -> bool:
-    """fastjsonschema's verdict, then list uniqueness; False sends the object to jsonschema for its errors."""
-    _seen[kind] = _seen.get(kind, 0) + 1
-    if _seen[kind] <= COMPILE_AFTER and compiled_schema.cache_dir() is None:
-        return False
-    try:
-        _fast(kind)(instance)
-    except Exception:  # noqa: BLE001 - any complaint (or a crash) is for jsonschema to explain
+    """jsonschema-rs's verdict, then list uniqueness; False sends the object to jsonschema for its errors."""
+    fast = _fast(kind)
+    if fast is None or not fast(instance):
         return False
     try:
         return not _may_have_duplicates(_schema(kind), _schema(kind), instance)

@@ -29,10 +29,6 @@ def main() -> None:
     Exit codes: 0 success (warnings allowed), 1 findings, 2 usage error, 3 internal error.
     diff has its own: see omerender diff --help.
     """
-    from omerender.admission import compiled as compiled_schema
-    from omerender.cli.common import validator_cache_dir
-
-    compiled_schema.set_cache_dir(validator_cache_dir())
 
 
 for _family in (build, factor, forest, gitops, lifecycle, completion):

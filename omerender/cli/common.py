@@ -7,7 +7,6 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -41,7 +40,6 @@ def _terminate_as_interrupt() -> None:
 
 def _stdout_failed(exc: OSError) -> None:
     """Say stdout could not be written (a full disk, a closed pipe) and exit 1; nothing more goes there."""
-    import os
 
     with (
         open(os.devnull, "w", encoding="utf-8") as devnull,
@@ -96,15 +94,6 @@ def guard(fn: F) -> F:
             sys.exit(EXIT_INTERNAL)
 
     return wrapper  # type: ignore[return-value]
-
-
-def validator_cache_dir() -> str | None:
-    """Where compiled schema validators are kept: $OMERENDER_CACHE_DIR (empty: nowhere), else the user cache."""
-    given = os.environ.get("OMERENDER_CACHE_DIR")
-    if given is not None:
-        return given or None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return str(Path(base) / "omerender" / "validators")
 
 
 def stdin(limit: int = -1) -> bytes:
@@ -351,7 +340,6 @@ class OutputFormat(click.Choice):  # type: ignore[type-arg]
         self.hint = hint
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        import os
 
         if value in self.choices:
             return value
@@ -377,7 +365,6 @@ STDOUT_HINT = "Output goes to stdout; redirect it to write a file."
 
 
 def folder_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    import os
 
     from omerender.output.formats import FORMAT_NAMES
 

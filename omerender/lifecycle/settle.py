@@ -103,6 +103,14 @@ class Lifecycle:
     records: dict[str, Effective] = field(default_factory=dict)
     lock_text: str | None = None
     path: str = "omerender.lock"
+    revisions: dict[int, tuple[dict[str, Any], str]] = field(default_factory=dict, repr=False)
+
+    def revision(self, spec: dict[str, Any]) -> str:
+        """``revision_of(spec)``, computed once per merged spec: the InferenceServices of a runtime share its spec."""
+        known = self.revisions.get(id(spec))
+        if known is None or known[0] is not spec:  # the spec is kept with its revision, so its id stays its own
+            known = self.revisions[id(spec)] = (spec, revision_of(spec))
+        return known[1]
 
     @classmethod
     def load(
@@ -202,7 +210,7 @@ class Lifecycle:
         if found is not None:
             record.runtime, record.live = found
             assert found[1].spec is not None
-            record.live_revision = revision_of(found[1].spec)
+            record.live_revision = self.revision(found[1].spec)
         elif ref.get("name"):
             record.runtime = universe.runtime_named(str(ref["name"]), isvc.namespace)
             record.live = chains.get(runtime_key(record.runtime)) if record.runtime is not None else None

@@ -18,7 +18,7 @@ from omerender.render import finetuned
 from omerender.render.accelerators import Resolved, apply_to_runner
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
-from omerender.resolve.merge import merge
+from omerender.resolve.merge import lay_over, merge
 
 EXTENSION_FIELDS = frozenset(
     {
@@ -232,20 +232,21 @@ def _prepare_runner(
 
 
 def _main_container(pod: dict[str, Any], runner: dict[str, Any] | None) -> int:
+    """The index of the runner's container, the runner laid over the pod's container of its name (both owned)."""
     containers = pod.setdefault("containers", [])
     if runner is None:
         return 0
     for i, container in enumerate(containers):
         if container.get("name") == runner.get("name"):
-            combined = merge(container, runner)
-            if not combined.get("name"):
-                combined["name"] = container.get("name")
             args = list(container.get("args") or []) + list(runner.get("args") or [])
+            name = container.get("name")
+            lay_over(container, runner)
+            if not container.get("name"):
+                container["name"] = name
             if args:
-                combined["args"] = args
-            containers[i] = combined
+                container["args"] = args
             return i
-    containers.append(copy(runner))
+    containers.append(runner)
     return len(containers) - 1
 
 
@@ -259,8 +260,10 @@ def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
 
 
 def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: bool = False) -> dict[str, Any] | None:
-    pod = {k: copy(v) for k, v in merged.items() if k not in NOT_POD_FIELDS}
-    runner = copy(merged.get("runner")) if isinstance(merged.get("runner"), dict) else None
+    """The pod spec of ``merged``, a component's merged spec the caller made for this call alone: its pod fields and
+    runner become the pod's (changed in place, not copied), and the caller reads only its other fields afterwards."""
+    pod = {k: v for k, v in merged.items() if k not in NOT_POD_FIELDS}
+    runner = merged.get("runner") if isinstance(merged.get("runner"), dict) else None
     if runner is not None:
         _prepare_runner(ctx, component, merged, runner, worker)
     if runner is None and not pod.get("containers"):

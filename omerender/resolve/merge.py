@@ -46,12 +46,14 @@ def merge(base: Any, overlay: Any) -> Any:
     if is_unset(overlay):
         return copy(base)
     if isinstance(base, dict) and isinstance(overlay, dict):
-        return _merge_maps(base, overlay)
+        out: dict[str, Any] = copy(base)
+        lay_over(out, overlay)
+        return out
     return copy(overlay)
 
 
-def _merge_maps(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
-    out = {k: copy(v) for k, v in base.items()}
+def lay_over(out: dict[str, Any], overlay: dict[str, Any]) -> None:
+    """``overlay`` laid over ``out`` in place; ``out`` is the caller's own copy, so each base value is copied once."""
     for key, value in overlay.items():
         if is_unset(value):
             continue
@@ -64,12 +66,11 @@ def _merge_maps(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]
             and _keyed(current, merge_key)
             and _keyed(value, merge_key)
         ):
-            out[key] = merge_keyed_lists(current, value, merge_key)
+            out[key] = _merge_keyed(current, value, merge_key, owned=True)
         elif isinstance(current, dict) and isinstance(value, dict):
-            out[key] = _merge_maps(current, value)
+            lay_over(current, value)
         else:
             out[key] = copy(value)
-    return out
 
 
 def _keyed(items: list[Any], merge_key: str) -> bool:
@@ -78,15 +79,26 @@ def _keyed(items: list[Any], merge_key: str) -> bool:
 
 def merge_keyed_lists(base: list[dict[str, Any]], patch: list[dict[str, Any]], merge_key: str) -> list[dict[str, Any]]:
     """Merge two lists of maps by ``merge_key`` and order the result as strategic merge patch does."""
+    return _merge_keyed(base, patch, merge_key, owned=False)
+
+
+def _merge_keyed(
+    base: list[dict[str, Any]], patch: list[dict[str, Any]], merge_key: str, *, owned: bool
+) -> list[dict[str, Any]]:
+    """``merge_keyed_lists``; with ``owned`` the items of ``base`` are the caller's copies and are merged in place."""
     base_keys = [item[merge_key] for item in base]
     base_pos = {k: i for i, k in reversed(list(enumerate(base_keys)))}
     merged: dict[Any, dict[str, Any]] = {}
     for item in base:
-        merged.setdefault(item[merge_key], copy(item))
+        if item[merge_key] not in merged:
+            merged[item[merge_key]] = item if owned else copy(item)
     patch_keys: dict[Any, None] = {}  # insertion-ordered set: linear, whatever the list's length
     for item in patch:
         key = item[merge_key]
-        merged[key] = _merge_maps(merged[key], item) if key in merged else copy(item)
+        if key in merged:
+            lay_over(merged[key], item)
+        else:
+            merged[key] = copy(item)
         patch_keys.setdefault(key)
     patch_order = list(patch_keys)
     patch_set = patch_keys.keys()

@@ -38,18 +38,29 @@ LABEL_VALUE_RULE = (
 )
 
 
-def _ints(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], int]]:
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, path)]
-    while stack:
-        current, where = stack.pop()
-        if isinstance(current, dict):
-            for key, item in current.items():
-                if isinstance(item, int) and not isinstance(item, bool) and key in INT32_FIELDS:
-                    yield (*where, key), item
-                elif isinstance(item, dict | list):
-                    stack.append((item, (*where, key)))
-        elif isinstance(current, list):
-            stack.extend((item, (*where, i)) for i, item in enumerate(current) if isinstance(item, dict | list))
+def _out_of_range(value: Any) -> list[tuple[tuple[Any, ...], int]]:
+    """(path, number) of every int32 field of ``value`` whose integer is outside the int32 range.
+
+    Recursive (rendered objects nest no deeper than their input, which the loader bounds) and typed by
+    ``type(...) is``, as this walks every rendered object: a path is built only for a number out of range.
+    """
+    found: list[tuple[tuple[Any, ...], int]] = []
+    low, high = INT32
+
+    def walk(current: Any, where: list[Any]) -> None:
+        items = current.items() if type(current) is dict else enumerate(current)
+        for key, item in items:
+            kind = type(item)
+            if kind is int:
+                if (item < low or item > high) and key in INT32_FIELDS and type(current) is dict:
+                    found.append(((*where, key), item))
+            elif kind is dict or kind is list:
+                where.append(key)
+                walk(item, where)
+                where.pop()
+
+    walk(value, [])
+    return found
 
 
 def _dotted(path: tuple[Any, ...]) -> str:
@@ -63,7 +74,7 @@ def _object_problems(ctx: Context, obj: dict[str, Any]) -> Iterator[str]:
             f'Service name "{clip(name)}" ({len(name)} characters) rendered for InferenceService {ctx.isvc.name} is '
             "not a DNS-1035 label of at most 63 characters; the API server rejects it: shorten the InferenceService name"
         )
-    for path, number in _ints(obj):
+    for path, number in _out_of_range(obj):
         if not INT32[0] <= number <= INT32[1]:
             yield (
                 f"{kind} {clip(name)}: {_dotted(path)} is {clip(number)}, outside the int32 range the API server "

@@ -1,9 +1,9 @@
 """Rendered objects checked against the Kubernetes OpenAPI schemas the kubernetes-validate package ships.
 
 jsonschema takes about 2 ms per Deployment with these schemas, so every object first goes through
-fastjsonschema's validator compiled from the same schema, with ``format`` an annotation as it is for
-jsonschema without a format checker, and defaults not filled in. Only an object it rejects goes to
-jsonschema, whose errors are the ones reported. Both are cached per Kubernetes version and kind.
+jsonschema-rs's yes/no check of the same schema (``admission.quick``), about 7 us. Only an object it
+rejects goes to jsonschema, whose errors are the ones reported. Both are cached per Kubernetes
+version and kind.
 Kinds the package has no schema for (custom resources) are not checked, except the Knative Service,
 whose schema omerender ships (``EXTRA_SCHEMAS``).
 """
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -22,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from omerender import codes
-from omerender.admission import compiled as compiled_schema
+from omerender.admission import quick
 from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
@@ -30,14 +28,8 @@ from omerender.load.obj import Obj
 DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
 MAX_ERRORS_PER_OBJECT = 10
-# Compiling a kind with fastjsonschema costs ~50 ms; jsonschema alone ~1.4 ms an object. Small builds
-# (pre-commit, Argo CD: started often, a few objects) stay on jsonschema; large ones compile.
-COMPILE_AFTER = 40
-_seen: dict[tuple[str, str, str], int] = {}
 # Custom resources omerender renders and ships a schema for (schemas/README.md); they use the Kubernetes definitions.
 EXTRA_SCHEMAS = {("Service", "serving.knative.dev/v1"): "knative-service-serving-v1.json"}
-
-Check = Callable[[Any], bool]
 
 
 class KubeVersionError(UsageError):
@@ -131,51 +123,20 @@ def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
     return None if text is None else json.loads(text)
 
 
-def _cache_key(version: str, kind: str, api_version: str, text: str) -> str:
-    """What the compiled code depends on: the kind's schema, and the definitions file (by size and time)."""
-    try:
-        st = os.stat(str(_folder(version).joinpath("_definitions.json")))
-        stamp = f"{st.st_size}:{st.st_mtime_ns}"
-    except OSError:
-        stamp = _definitions_text(version)
-    return f"kube {version} {kind} {api_version} {compiled_schema.text_hash(text, stamp)}"
+@cache
+def fast_validator(version: str, kind: str, api_version: str) -> quick.Check | None:
+    """jsonschema-rs's verdict as a predicate; ``None`` when there is no schema for the kind (or it cannot build one)."""
+    schema = _schema(version, kind, api_version)
+    if schema is None:
+        return None
+    documents = _documents(version)
+    return None if documents is None else quick.predicate(schema, documents)
 
 
 @cache
-def fast_validator(version: str, kind: str, api_version: str) -> Check | None:
-    """fastjsonschema's compiled validator as a predicate; ``None`` when the package has no schema for the kind."""
-    text = _schema_text(version, kind, api_version)
-    if text is None:
-        return None
-
-    def fetch(uri: str) -> Any:  # every remote $ref is into the version's _definitions.json
-        if uri != _definitions(version).get("$id"):
-            raise ValueError(f"unsupported $ref {uri}")
-        return compiled_schema.without_const(json.loads(_definitions_text(version)))  # a fresh copy
-
-    # compiling rewrites $refs in place, hence the fresh copies; detailed_exceptions=False breaks on
-    # `const` (fastjsonschema 2.22: KeyError 'definition_rule'), which these schemas never use
-    try:
-        validate = compiled_schema.validator(
-            _cache_key(version, kind, api_version, text),
-            lambda: compiled_schema.without_const(json.loads(text)),
-            handlers={"https": fetch},
-            use_formats=False,
-            use_default=False,
-            detailed_exceptions=False,
-        )
-    except Exception:  # noqa: BLE001 - a schema fastjsonschema cannot compile is checked by jsonschema alone
-        return None
-    from fastjsonschema import JsonSchemaValueException as invalid
-
-    def passes(value: Any) -> bool:
-        try:
-            validate(value)
-        except invalid:
-            return False
-        return True
-
-    return passes
+def _documents(version: str) -> Any:
+    definitions = _definitions(version)
+    return quick.registry([(str(definitions.get("$id", "")), definitions)])
 
 
 @cache
@@ -202,12 +163,9 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
         return [KubeIssue((), "object has no kind or apiVersion")]
     if _schema(version, kind, api_version) is None:
         return None
-    key = (version, kind, api_version)
-    _seen[key] = _seen.get(key, 0) + 1
-    if _seen[key] > COMPILE_AFTER or compiled_schema.cache_dir() is not None:  # cached code loads in ~1 ms
-        fast = fast_validator(version, kind, api_version)
-        if fast is not None and fast(obj):
-            return []
+    fast = fast_validator(version, kind, api_version)
+    if fast is not None and fast(obj):
+        return []
     from jsonschema.exceptions import best_match
 
     issues: set[KubeIssue] = set()
@@ -215,7 +173,7 @@ def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
         if error.validator == "oneOf" and error.context:
             error = best_match([error]) or error  # noqa: PLW2901 - the most relevant sub-error stands for it
         issues.add(KubeIssue(tuple(error.absolute_path), error.message))
-    if not issues:  # fastjsonschema is stricter than jsonschema somewhere: trust jsonschema
+    if not issues:  # the quick check is stricter than jsonschema somewhere: trust jsonschema
         return []
     return sorted(issues, key=lambda i: (_path_sort_key(i.path), i.message))[:MAX_ERRORS_PER_OBJECT]
 

@@ -1,4 +1,4 @@
-"""The fastjsonschema pre-check of rendered objects agrees with jsonschema on the same schemas."""
+"""The jsonschema-rs pre-check of rendered objects agrees with jsonschema on the same schemas."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from omerender.admission import quick
 from omerender.verify import kube_schema as kv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,7 +79,7 @@ ODD_VALUES = st.one_of(
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_fastjsonschema_agrees_with_jsonschema(data: st.DataObject) -> None:
+def test_quick_check_agrees_with_jsonschema(data: st.DataObject) -> None:
     obj = copy.deepcopy(data.draw(st.sampled_from(_rendered())))
     for _ in range(data.draw(st.integers(1, 3))):
         paths = [p for p in _paths(obj) if p]
@@ -152,13 +153,27 @@ def test_messages_come_from_jsonschema() -> None:
     ]
 
 
-def test_results_do_not_change_once_a_kind_is_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Small builds use jsonschema alone; past COMPILE_AFTER objects of a kind fastjsonschema screens them.
+def test_results_are_the_same_without_the_quick_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The quick check only decides which objects jsonschema looks at; without it (no wheel, a schema it
+    # cannot build) jsonschema checks every object and reports the same.
     deployment = next(o for o in _rendered() if o["kind"] == "Deployment")
     broken = copy.deepcopy(deployment)
     broken["spec"]["replicas"] = "three"
-    monkeypatch.setattr(kv, "_seen", {})
     before = [kv.check(deployment, VERSION), kv.check(broken, VERSION)]
-    monkeypatch.setattr(kv, "COMPILE_AFTER", 0)
+    monkeypatch.setattr(kv, "fast_validator", lambda *_: None)
     after = [kv.check(deployment, VERSION), kv.check(broken, VERSION)]
     assert before == after and before[0] == [] and before[1] and before[1][0].path == ("spec", "replicas")
+
+
+def test_quick_check_fetches_nothing() -> None:
+    assert quick.predicate({"$ref": "https://example.com/schema.json"}) is None
+    documents = quick.registry([("https://example.com/d.json", {"$defs": {"n": {"type": "integer"}}})])
+    local = quick.predicate({"$ref": "https://example.com/d.json#/$defs/n"}, documents)
+    assert local is not None and local(1) and not local("1")
+
+
+def test_quick_check_says_no_to_what_it_cannot_read() -> None:
+    check = quick.predicate({"type": "object", "properties": {"a": {"type": "string"}}})
+    assert check is not None and check({"a": "x"})
+    assert not check({1: "a"})  # a key that is not a string: jsonschema-rs raises, the check says no
+    assert not check({"a": b"x"})  # bytes (YAML !!binary) are not a string, as for jsonschema
