@@ -190,12 +190,18 @@ def _roots(loader: _Loader) -> Iterator[yaml.Node]:
 def compose_documents(text: str) -> Iterator[yaml.Node]:
     """The root node of each document of ``text``, numbered as ``parse_documents`` numbers them.
 
-    For positions in a text ``parse_documents`` has accepted: composed only (no data is built, no
-    Go numbers reread), so it costs no more than that first parse; nothing is measured again.
+    For positions in a text ``parse_documents`` has accepted, so nothing is measured again and no Go
+    number reread. The data is built again (and dropped) only where it changes the tree: constructing
+    a mapping moves the pairs of its merge keys (``<<: *base``) into it, in place, and a position is
+    looked up in the tree so changed. Merge keys are plain ``<<`` or need a tag (``!``).
     """
     loader = _Loader(text)
+    construct = "<<" in text or "!" in text
     try:
-        yield from _roots(loader)
+        for node in _roots(loader):
+            if construct:
+                loader.construct_document(node)
+            yield node
     finally:
         loader.dispose()
 

@@ -88,6 +88,16 @@ def test_positions_equal_the_first_parse_ones_with_empty_documents() -> None:
         assert (lazy.start_mark.index, lazy.end_mark.index) == (doc.node.start_mark.index, doc.node.end_mark.index)
 
 
+@pytest.mark.parametrize("merge", ["<<: *base", "<<: [*base]", "? !!merge ''\n  : *base", "!!merge <<: *base"])
+def test_merge_keys_move_pairs_in_the_recomposed_tree_as_in_the_first(merge: str) -> None:
+    text = f"base: &base\n  x: 1\n  y: 2\nobj:\n  {merge}\n  x: 3\n"
+    [doc] = parse_documents(text)
+    lazy = Source("merge.yaml", text).node(0)
+    assert position(doc.node, ("obj", "y")) == (3, 6)  # the first parse points into the anchored mapping
+    for keys in [("obj",), ("obj", "x"), ("obj", "y"), ("base", "y")]:
+        assert position(lazy, keys) == position(doc.node, keys)
+
+
 def test_objects_keep_no_tree_and_point_where_the_tree_did() -> None:
     text = Source("bundle.yaml", TEXT)
     for doc in parse_documents(TEXT):
