@@ -10,8 +10,8 @@ children, InferenceServices last), then the rendered objects.
 from __future__ import annotations
 
 import copy
-import os
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -198,8 +198,8 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
 
 
 def _holds_substitution(body: dict[str, Any]) -> bool:
-    """Whether a string of ``body`` holds ``${``: one pass in C over its JSON text, where neither ``$`` nor ``{``
-    is escaped (a key holding it is harmless: Flux substitutes values)."""
+    """Whether a string of ``body`` may hold ``${``: one pass in C over its JSON text, where neither ``$`` nor ``{``
+    is escaped. Keys are looked at too, so a True may be wrong; the caller looks for itself then."""
     try:
         return "${" in json.dumps(body, ensure_ascii=False, check_circular=False)
     except (TypeError, ValueError, RecursionError):  # a value JSON cannot write: walk its strings
