@@ -58,7 +58,25 @@ def string_keys(value: Any) -> None:
     which YAML 1.1 reads as ``true: 5``, becomes ``"true": 5``; ``1`` and ``~`` become ``"1"`` and
     ``"null"``). Iterative, and shared (aliased) containers are walked once."""
     for current in containers(value):
-        if isinstance(current, dict) and not all(isinstance(k, str) for k in current):
-            items = list(current.items())
-            current.clear()
-            current.update((_key_text(k), v) for k, v in items)
+        if isinstance(current, dict):
+            _text_keys(current)
+
+
+def _text_keys(mapping: dict[Any, Any]) -> None:
+    if not all(isinstance(k, str) for k in mapping):
+        items = list(mapping.items())
+        mapping.clear()
+        mapping.update((_key_text(k), v) for k, v in items)
+
+
+def tidy_object(body: dict[Any, Any]) -> None:
+    """An OME object as the API server stores it: every key a string (``string_keys``) and no null below
+    ``spec`` (``drop_nulls``), with one walk over each part of it instead of two over the spec."""
+    _text_keys(body)
+    for key, value in body.items():
+        for current in containers(value):
+            if isinstance(current, dict):
+                _text_keys(current)
+                if key == "spec" and None in current.values():
+                    for name in [k for k, v in current.items() if v is None]:
+                        del current[name]

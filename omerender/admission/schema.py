@@ -83,21 +83,65 @@ def _resolve(root: dict[str, Any], ref: str) -> Any:
     return target
 
 
-def _may_have_duplicates(root: dict[str, Any], schema: Any, instance: Any) -> bool:
+def _subschemas(root: dict[str, Any], schema: dict[str, Any]) -> Iterator[Any]:
+    """Every subschema ``_may_have_duplicates`` may follow from ``schema``; an unresolvable ``$ref`` gives None."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        yield _resolve(root, ref) if ref.startswith("#/") else None
+    yield from (schema.get(k) for k in _SUBSCHEMAS)
+    yield from (s for k in _SUBSCHEMA_LISTS for s in schema.get(k) or [])
+    yield from (schema.get("properties") or {}).values()
+    yield schema.get("additionalProperties")
+    yield from (schema.get("patternProperties") or {}).values()
+
+
+@cache
+def _reaching(kind: str) -> frozenset[int]:
+    """Ids of the subschemas of ``kind``'s schema from which a list type (or a ``$ref`` that cannot be followed)
+    can be reached: below any other one no list can break a list type, so no instance is walked there."""
+    root = _schema(kind)
+    parents: dict[int, list[dict[str, Any]]] = {}
+    seeds: list[dict[str, Any]] = []
+    seen = {id(root)}
+    stack = [root]
+    while stack:
+        schema = stack.pop()
+        if schema.get("x-kubernetes-list-type") is not None:
+            seeds.append(schema)
+        for sub in _subschemas(root, schema):
+            if sub is None and isinstance(schema.get("$ref"), str):
+                seeds.append(schema)
+            if not isinstance(sub, dict):
+                continue
+            parents.setdefault(id(sub), []).append(schema)
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                stack.append(sub)
+    reached = {id(s) for s in seeds}
+    stack = list(seeds)
+    while stack:
+        for parent in parents.get(id(stack.pop()), []):
+            if id(parent) not in reached:
+                reached.add(id(parent))
+                stack.append(parent)
+    return frozenset(reached)
+
+
+def _may_have_duplicates(root: dict[str, Any], schema: Any, instance: Any, reaching: frozenset[int]) -> bool:
     """Whether a list in ``instance`` may break its ``x-kubernetes-list-type``: generous, never missing one.
 
-    Every subschema that could apply is followed, so a True may be wrong (jsonschema then decides),
-    a False is not.
+    Every subschema that could apply, and from which a list type can be reached (``reaching``), is
+    followed, so a True may be wrong (jsonschema then decides), a False is not.
     """
-    if not isinstance(schema, dict) or not isinstance(instance, (dict, list)):
+    if not isinstance(schema, dict) or not isinstance(instance, (dict, list)) or id(schema) not in reaching:
         return False
     ref = schema.get("$ref")
     if isinstance(ref, str):
         target = _resolve(root, ref) if ref.startswith("#/") else None
-        if target is None or _may_have_duplicates(root, target, instance):
+        if target is None or _may_have_duplicates(root, target, instance, reaching):
             return True
     subs = [schema.get(k) for k in _SUBSCHEMAS] + [s for k in _SUBSCHEMA_LISTS for s in schema.get(k) or []]
-    if any(_may_have_duplicates(root, sub, instance) for sub in subs if sub is not None):
+    if any(_may_have_duplicates(root, sub, instance, reaching) for sub in subs if sub is not None):
         return True
     if isinstance(instance, list):
         return next(_duplicates(schema.get("x-kubernetes-list-type"), instance, schema), None) is not None
@@ -107,7 +151,7 @@ def _may_have_duplicates(root: dict[str, Any], schema: Any, instance: Any) -> bo
     for key, value in instance.items():
         if isinstance(value, (dict, list)):
             for sub in [props.get(key), extra, *patterns]:
-                if isinstance(sub, dict) and _may_have_duplicates(root, sub, value):
+                if isinstance(sub, dict) and _may_have_duplicates(root, sub, value, reaching):
                     return True
     return False
 
@@ -133,7 +177,7 @@ def _passes(kind: str, instance: Any) -> bool:
     if fast is None or not fast(instance):
         return False
     try:
-        return not _may_have_duplicates(_schema(kind), _schema(kind), instance)
+        return not _may_have_duplicates(_schema(kind), _schema(kind), instance, _reaching(kind))
     except RecursionError:
         return False
 

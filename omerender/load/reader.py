@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from omerender import codes
-from omerender.data import drop_nulls, string_keys
+from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.obj import Obj
@@ -199,12 +199,10 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
     if problem is not None:
         return None, problem
     if obj.is_ome:
-        string_keys(obj.body)
+        tidy_object(obj.body)
     if obj.is_ome and "spec" in obj.body:
         if obj.body["spec"] is None:
             del obj.body["spec"]
-        else:
-            drop_nulls(obj.body["spec"])
     elif not (obj.kind == "ConfigMap" and obj.name == CONTROLLER_CONFIG):  # its data is read, with positions
         obj.slim = True
     if obj.kind in NAMESPACED_KINDS:

@@ -173,7 +173,10 @@ class Writer:
         self._seen.add(id(container))
 
     def _mapping(self, out: list[_Piece], mapping: dict[Any, Any], indent: int, inline: bool, depth: int) -> None:
-        self._enter(mapping, depth)
+        seen = self._seen  # _enter, inlined: this is the writer's hot path
+        if depth > MAX_DEPTH or id(mapping) in seen:
+            raise _Unsupported
+        seen.add(id(mapping))
         pad = " " * indent
         try:
             items = sorted(mapping.items())
@@ -197,7 +200,9 @@ class Writer:
                 else:
                     out += (start, name, head)
                 if not value:
-                    self._enter(value, depth + 1)
+                    if depth >= MAX_DEPTH or id(value) in seen:
+                        raise _Unsupported  # too deep, or shared within the document: PyYAML writes it
+                    seen.add(id(value))
                 elif kind is dict:
                     self._mapping(out, value, indent + 2, False, depth + 1)
                 else:

@@ -57,11 +57,11 @@ def one_object_per_name(
     """Two emitted objects with one identity would overwrite each other when applied: an error, or
     under ``replace_rendered`` (a generator run again) the input copy of a rendered object is dropped."""
     origins = origins or {}
-    rendered = {identity(body) for source, body in pairs if source is None}
+    keys = [identity(body) for _, body in pairs]
+    rendered = {key for key, (source, _) in zip(keys, pairs, strict=True) if source is None}
     seen: dict[tuple[str, str, str, str], tuple[Obj | None, dict[str, Any]]] = {}
     kept: list[Pair] = []
-    for source, body in pairs:
-        key = identity(body)
+    for key, (source, body) in zip(keys, pairs, strict=True):
         if source is not None and key in rendered and replace_rendered:
             continue
         if key in seen:

@@ -10,6 +10,7 @@ children, InferenceServices last), then the rendered objects.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -196,6 +197,15 @@ def _substitution_note(body: dict[str, Any], sources: list[Obj], severity: Sever
     return Diagnostic("<output>", 1, 1, severity, message, codes.FLUX_SUBSTITUTION)
 
 
+def _holds_substitution(body: dict[str, Any]) -> bool:
+    """Whether a string of ``body`` may hold ``${``: one pass in C over its JSON text, where neither ``$`` nor ``{``
+    is escaped. Keys are looked at too, so a True may be wrong; the caller looks for itself then."""
+    try:
+        return "${" in json.dumps(body, ensure_ascii=False, check_circular=False)
+    except (TypeError, ValueError, RecursionError):  # a value JSON cannot write: walk its strings
+        return any("${" in text for text in _strings(body))
+
+
 def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
     """Whether an emitted object can hold ``${…}``: only if an input it comes from does.
 
@@ -207,7 +217,7 @@ def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj
 
     def has(obj: Obj) -> bool:
         if id(obj) not in holds:
-            holds[id(obj)] = any("${" in text for text in _strings(obj.body))
+            holds[id(obj)] = _holds_substitution(obj.body)
         return holds[id(obj)]
 
     models = [*result.universe.cluster_models.values(), *result.universe.models.values()]

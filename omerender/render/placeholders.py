@@ -10,6 +10,7 @@ them itself; any other ``{{ ... }}`` is reported, never executed.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -104,6 +105,15 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
         )
     out.append(rest)
     return "".join(out), problems
+
+
+def may_hold_action(value: Any) -> bool:
+    """False only when no string of ``value`` (keys included) holds ``{{``: one pass in C over its JSON text,
+    where ``{`` is never escaped; a value JSON cannot write is looked at by ``fill`` itself."""
+    try:
+        return "{{" in json.dumps(value, ensure_ascii=False, check_circular=False)
+    except (TypeError, ValueError, RecursionError):
+        return True
 
 
 def fill(value: Any, meta: dict[str, Any], problems: list[PlaceholderProblem]) -> Any:

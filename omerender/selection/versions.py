@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from omerender.names import clip
@@ -99,6 +100,11 @@ def parse(s: str) -> Version:
     """``modelver.Parse``: ``[v]MAJOR[.MINOR[.PATCH[+build][-pre][.dev]]]``."""
     if not isinstance(s, str):
         raise VersionError(f"version is not a string: {s!r}")  # Go would not unmarshal it
+    return _parse(s)
+
+
+@lru_cache(maxsize=4096)  # pure, and matching compares the same few versions for every InferenceService
+def _parse(s: str) -> Version:
     if s == "":
         raise VersionError("Version string empty")
     parts = s.split(".", 2)
@@ -230,8 +236,11 @@ def go_parse_float(s: str) -> float:
 
 def parse_model_size(s: str | None) -> float:
     """OME ``parseModelSize``: one case-sensitive T/B/M suffix, Go ``ParseFloat``, failure -> 0."""
-    if not isinstance(s, str):
-        return 0.0
+    return _model_size(s) if isinstance(s, str) else 0.0
+
+
+@lru_cache(maxsize=4096)
+def _model_size(s: str) -> float:
     multiplier = 1.0
     for suffix, factor in _SIZE_SUFFIXES:
         if s.endswith(suffix):

@@ -33,3 +33,13 @@ def test_fill_keys_and_problems() -> None:
 def test_no_search_path_is_never_inside() -> None:
     inside = under([])
     assert inside(object()) is False  # type: ignore[arg-type]
+
+
+def test_may_hold_action_is_false_only_without_braces() -> None:
+    from omerender.render.placeholders import may_hold_action
+
+    assert not may_hold_action({"args": ["--port=8080"], "env": [{"name": "A", "value": "{ x }"}]})
+    assert may_hold_action({"args": ["--owner={{.Name}}"]})
+    assert may_hold_action({"{{.Name}}": 1})  # keys are filled too
+    assert may_hold_action({"data": b"\x00"})  # JSON cannot write it: fill looks for itself
+    assert may_hold_action({"unicode": "\u2028 {{ .Namespace }}"})

@@ -277,3 +277,38 @@ def test_shared_definitions_change_nothing() -> None:
         defs = shared.pop("$defs", {})
         plain = gen.build(kind, crds, share=False)
         assert _expand(shared, defs) == plain
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_pruned_duplicate_walk_agrees_with_the_full_one(kind: str) -> None:
+    # Subschemas from which no list type can be reached are not walked; every other verdict is kept.
+    from omerender.admission import schema as module
+
+    root = module._schema(kind)
+    every = frozenset(id(s) for s in _all_subschemas(module, root))
+    pruned = module._reaching(kind)
+    assert id(root) in pruned and len(pruned) < len(every)
+    for _, body in _corpus("runtimes")[:40] + _corpus("models")[:20]:
+        if body.get("kind") != kind:
+            continue
+        spec = body.get("spec") or {}
+        containers = (spec.get("engineConfig") or {}).get("runner")
+        variants = [body]
+        if isinstance(containers, dict):
+            doubled = copy.deepcopy(body)
+            env = doubled["spec"]["engineConfig"]["runner"].setdefault("env", [])
+            env += [{"name": "DUP", "value": "1"}, {"name": "DUP", "value": "2"}]
+            variants.append(doubled)
+        for variant in variants:
+            full = module._may_have_duplicates(root, root, variant, every)
+            assert module._may_have_duplicates(root, root, variant, pruned) == full
+
+
+def _all_subschemas(module: ModuleType, root: dict[str, Any]) -> list[dict[str, Any]]:
+    found, stack = {id(root): root}, [root]
+    while stack:
+        for sub in module._subschemas(root, stack.pop()):
+            if isinstance(sub, dict) and id(sub) not in found:
+                found[id(sub)] = sub
+                stack.append(sub)
+    return list(found.values())
