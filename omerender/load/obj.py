@@ -12,6 +12,21 @@ from omerender.load.source import Source, slim
 from omerender.load.yamlio import position
 from omerender.ome import API_VERSION, KINDS
 
+# Where an InferenceService's own per-run notes point (its deployment modes, the runtime it selects, its name):
+# found while its first node tree is at hand, so that a clean build composes none of its files again.
+PRELOCATED: dict[tuple[str, ...], int] = {
+    path: slot
+    for slot, path in enumerate(
+        [(), ("spec",), ("metadata",), ("metadata", "name"), ("spec", "model"), ("spec", "runtime")]
+        + [("spec", component) for component in ("engine", "decoder", "router")]
+    )
+}
+
+
+def prelocate(node: yaml.Node | None) -> tuple[int, ...]:
+    """``position(node, path)`` of every ``PRELOCATED`` path, each packed in one int (line << 20 | column)."""
+    return tuple((line << 20) | col for line, col in (position(node, path) for path in PRELOCATED))
+
 
 @dataclass
 class Obj:
@@ -23,6 +38,7 @@ class Obj:
     source: Source | None  # None: made by omerender, not read; located at line 1, column 1
     namespace: str = ""
     slim: bool = False  # positions only within apiVersion, kind and metadata (an object not OME's)
+    marks: tuple[int, ...] | None = None  # prelocate(): an InferenceService's frequent positions, packed
 
     @property
     def node(self) -> yaml.Node | None:
@@ -53,6 +69,10 @@ class Obj:
         return ann if isinstance(ann, dict) else {}
 
     def at(self, *keys: Any) -> tuple[int, int]:
+        slot = PRELOCATED.get(keys) if self.marks is not None else None
+        if slot is not None and self.marks is not None:
+            packed = self.marks[slot]
+            return packed >> 20, packed & 0xFFFFF
         return position(self.node, keys)
 
     def diag(self, severity: Severity, message: str, *keys: Any, code: str = "") -> Diagnostic:

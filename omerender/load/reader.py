@@ -14,14 +14,14 @@ from omerender import codes
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
-from omerender.load.obj import Obj
+from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
 from omerender.names import clip, hint
 from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
+from omerender.ome import INFERENCE_SERVICE, NAMESPACED_KINDS
 from omerender.ome import KINDS as OME_KINDS
-from omerender.ome import NAMESPACED_KINDS
 
 YAML_SUFFIXES = (".yaml", ".yml")
 STDIN = "-"
@@ -200,6 +200,8 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
         return None, problem
     if obj.is_ome:
         tidy_object(obj.body)
+        if obj.kind == INFERENCE_SERVICE:
+            obj.marks = prelocate(doc.node)
     if obj.is_ome and "spec" in obj.body:
         if obj.body["spec"] is None:
             del obj.body["spec"]

@@ -167,3 +167,20 @@ def test_past_the_documents_the_first_parse_kept() -> None:
     broken = Source("broken.yaml", "kind: A\n---\nkind: [\n")  # the first parse kept the first object only
     assert broken.node(0) is not None
     assert broken.node(1) is None and broken.node(7) is None and broken.node(-1) is None
+
+
+def test_prelocated_positions_equal_the_composed_ones() -> None:
+    from omerender.load.obj import PRELOCATED
+
+    isvcs = [
+        obj
+        for doc in parse_documents(TEXT)
+        for obj in [to_object(Source("f.yaml", TEXT), doc, LoadOptions())[0]]
+        if obj is not None and obj.kind == "InferenceService"
+    ]
+    assert len(isvcs) == 1 and isvcs[0].marks is not None
+    isvc = isvcs[0]
+    node = isvc.node
+    for path in [*PRELOCATED, ("spec", "decoder"), ("metadata", "annotations", "team")]:
+        assert isvc.at(*path) == position(node, path), path
+    assert isvc.at("spec", "engine") == (22, 5)  # the mapping under engine:, read from the marks
