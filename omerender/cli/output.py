@@ -97,17 +97,19 @@ def write_stream(objects: list[Any]) -> None:
     Called only once every check has passed, so nothing is written for a build that fails.
     """
     from omerender.load.yamlwrite import Writer
+    from omerender.pipeline import collector_paused
 
     pending: list[str] = []
     size = 0
-    for text in Writer().documents(objects):
-        pending.append(text)
-        size += len(text)
-        if size >= CHUNK_CHARS:
+    with collector_paused():  # writing makes millions of short-lived strings and no cycles
+        for text in Writer().documents(objects):
+            pending.append(text)
+            size += len(text)
+            if size >= CHUNK_CHARS:
+                click.echo("".join(pending), nl=False)
+                pending, size = [], 0
+        if pending:
             click.echo("".join(pending), nl=False)
-            pending, size = [], 0
-    if pending:
-        click.echo("".join(pending), nl=False)
 
 
 def finish(
