@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["canonical", "canonical_resources", "parse"]
@@ -216,6 +217,11 @@ def _format(q: _Quantity) -> str:
 
 def canonical(value: str | int | float) -> str:
     """Serialise ``value`` exactly as Go's Quantity would after parsing it."""
+    return _canonical(type(value).__name__, value)
+
+
+@lru_cache(maxsize=4096)  # pure; the InferenceServices of a runtime ask for the same few quantities
+def _canonical(kind: str, value: str | int | float) -> str:  # the type in the key keeps True apart from 1
     return _format(_parse_quantity(_to_text(value)))
 
 
