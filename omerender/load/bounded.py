@@ -18,6 +18,8 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import yaml
+
 from omerender import codes
 from omerender.load.yamlio import ParsedDocument, count_nodes, parse_documents, possible_nodes
 
@@ -49,6 +51,7 @@ class Budget:
     bytes_read: int = 0
     nodes: int = 0
     nodes_possible: int = 0  # upper bound of the nodes in every text admitted so far
+    alias_text: int = 0  # characters aliases repeat, over every document so far (at most max_total_bytes)
 
     def charge_bytes(self, size: int) -> None:
         if self.bytes_read + size > self.max_total_bytes:
@@ -131,4 +134,12 @@ def parse_bounded(text: str, budget: Budget) -> Iterator[ParsedDocument]:
         left = budget.max_total_nodes - budget.nodes
         problem = f"the inputs hold more than {budget.max_total_nodes} YAML nodes in all; split the run"
         budget.nodes += count_nodes(text, left, problem)
-    yield from parse_documents(text)
+    for doc in parse_documents(text):
+        budget.alias_text += doc.alias_text
+        if budget.alias_text > budget.max_total_bytes:  # what is rendered and written grows with it
+            raise yaml.MarkedYAMLError(
+                problem=f"aliases in the inputs repeat more than {budget.max_total_bytes} characters of text in all; "
+                "write the text out or split the run",
+                problem_mark=doc.node.start_mark,
+            )
+        yield doc

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import yaml
 
@@ -61,6 +61,7 @@ class ParsedDocument:
     index: int
     data: Any
     node: yaml.Node
+    alias_text: int = 0  # measure(node).alias_text, when the text could hold aliases
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -75,14 +76,26 @@ def _shape_error(problem: str, node: yaml.Node) -> yaml.MarkedYAMLError:
     return yaml.MarkedYAMLError(problem=problem, problem_mark=node.start_mark)
 
 
-def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> tuple[int, int]:
-    """(nodes once every alias is expanded, counted up to ``limit`` + 1; nesting depth) of a document.
+class Shape(NamedTuple):
+    nodes: int  # once every alias is expanded, counted up to the limit + 1
+    depth: int
+    alias_text: int  # characters of scalar text aliases add to what is written, counted up to MAX_ALIAS_TEXT + 1
+
+
+MAX_ALIAS_TEXT = 1 << 24  # characters; bounds what a few aliases of a long string multiply (the run has its own)
+
+
+def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> Shape:
+    """The shape of a document once every alias is expanded.
 
     Linear in the nodes as written, however far aliases would expand them. A node that holds an
     alias to itself (``&a [*a]``) raises ``yaml.MarkedYAMLError``: it would expand forever.
     """
     size: dict[int, int] = {}
     height: dict[int, int] = {}
+    text: dict[int, int] = {}  # scalar characters below a node, aliases expanded
+    written = 0  # scalar characters as written: each node once
+    cap = 1 << 62  # far above any text written; keeps the sums of an alias bomb small numbers
     active: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(node, False)]
     while stack:
@@ -92,6 +105,7 @@ def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> tuple[int, int]
         if children_done:
             size[key] = min(limit + 1, 1 + sum(size[id(c)] for c in children))
             height[key] = 1 + max((height[id(c)] for c in children), default=0)
+            text[key] = min(cap, sum(text[id(c)] for c in children))
             active.discard(key)
             continue
         if key in size:
@@ -100,6 +114,8 @@ def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> tuple[int, int]
             raise _shape_error("recursive alias: a node holds an alias to itself, so it would expand forever", current)
         if not children:
             size[key], height[key] = 1, 1
+            text[key] = len(current.value) if isinstance(current, yaml.ScalarNode) else 0
+            written += text[key]
             continue
         active.add(key)
         stack.append((current, True))
@@ -109,12 +125,12 @@ def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> tuple[int, int]
         deepest = max(_children(deepest), key=lambda c: height[id(c)])
     if height[id(node)] > MAX_DEPTH:
         raise _shape_error(f"document nests more than {MAX_DEPTH} levels deep", deepest)
-    return size[id(node)], height[id(node)]
+    return Shape(size[id(node)], height[id(node)], min(MAX_ALIAS_TEXT + 1, max(0, text[id(node)] - written)))
 
 
 def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
     """Number of nodes the document has once every alias is expanded, counted up to ``limit``."""
-    return measure(node, limit)[0]
+    return measure(node, limit).nodes
 
 
 _PREFIX = re.compile(r"^[ ?:-]*", re.MULTILINE)
@@ -167,13 +183,18 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
     go_numbers = may_hold(text)
     try:
         for index, node in enumerate(_roots(loader)):
-            if check_shape and measure(node)[0] > MAX_EXPANDED_NODES:
+            shape = measure(node) if check_shape else None
+            if shape is not None and shape.nodes > MAX_EXPANDED_NODES:
                 raise _shape_error(f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases", node)
+            if shape is not None and shape.alias_text > MAX_ALIAS_TEXT:
+                raise _shape_error(
+                    f"aliases in this document repeat more than {MAX_ALIAS_TEXT} characters of text", node
+                )
             data = loader.construct_document(node)
             if go_numbers:
                 reread_quantities(node, data)
             if data is not None:
-                yield ParsedDocument(index, data, node)
+                yield ParsedDocument(index, data, node, shape.alias_text if shape is not None else 0)
     finally:
         loader.dispose()
 

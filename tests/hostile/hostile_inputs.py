@@ -62,6 +62,18 @@ def metadata_fifo(folder: Path) -> None:
     os.mkfifo(folder / "meta.fifo")
 
 
+def alias_text(files: int, chars: int, aliases: int) -> Callable[[Path], None]:
+    """ConfigMaps whose data repeat one long string through aliases: 140 KB once made a 1 GB Deployment."""
+
+    def make(folder: Path) -> None:
+        for n in range(files):
+            repeated = ", ".join(["*s"] * aliases)
+            text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{n}}}\ndata:\n  a: [&s {'x' * chars}, {repeated}]\n"
+            (folder / f"c{n}.yaml").write_text(text, encoding="utf-8")
+
+    return make
+
+
 def curly(folder: Path) -> None:
     bench.curly_arg(folder, 1)
 
@@ -129,6 +141,8 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
     "metadata-fifo": metadata_fifo,
     "metadata-dev-zero": example,
     "placeholder-curly-flood": curly,
+    "alias-text-bomb": alias_text(1, 20_000, 900),  # 18 MB in one document
+    "alias-text-run": alias_text(4, 10_000, 1_300),  # 13 MB in each of four files: 52 MB in all
     "model-size-32000-digits": long_size,
     "env-reference-order": many_env,
     "field-typo-strict": edit("profile.yaml", "      image:", "      imagee:"),
