@@ -32,17 +32,23 @@ def containers(value: Any) -> Iterator[dict[Any, Any] | list[Any]]:
         stack.extend(v for v in children if isinstance(v, dict | list))
 
 
-def drop_nulls(value: Any) -> None:
-    """Remove, in place, every mapping entry whose value is null, as the API server does for a CRD.
-
-    OME's CRDs mark no field nullable, so the API server prunes ``key: null`` before it stores the
-    object (a null list item stays, and fails validation). Shared (aliased) containers are walked
-    once, and the walk is iterative, so no nesting depth can exhaust the stack.
-    """
+def _tidy(value: Any, *, keys: bool, nulls: bool) -> None:
+    """One walk over ``value``'s mappings, each shared (aliased) one once, without recursion, so no nesting
+    depth can exhaust the stack: with ``keys`` every key becomes a string, with ``nulls`` null entries go."""
     for current in containers(value):
         if isinstance(current, dict):
-            for key in [k for k, v in current.items() if v is None]:
-                del current[key]
+            if keys:
+                _text_keys(current)
+            if nulls and None in current.values():
+                for key in [k for k, v in current.items() if v is None]:
+                    del current[key]
+
+
+def _text_keys(mapping: dict[Any, Any]) -> None:
+    if not all(isinstance(k, str) for k in mapping):
+        items = list(mapping.items())
+        mapping.clear()
+        mapping.update((_key_text(k), v) for k, v in items)
 
 
 def _key_text(key: Any) -> str:
@@ -53,30 +59,22 @@ def _key_text(key: Any) -> str:
     return str(key)
 
 
-def string_keys(value: Any) -> None:
-    """Make, in place, every mapping key a string, as Kubernetes' YAML-to-JSON step does (``on: 5``,
-    which YAML 1.1 reads as ``true: 5``, becomes ``"true": 5``; ``1`` and ``~`` become ``"1"`` and
-    ``"null"``). Iterative, and shared (aliased) containers are walked once."""
-    for current in containers(value):
-        if isinstance(current, dict):
-            _text_keys(current)
+def drop_nulls(value: Any) -> None:
+    """Remove, in place, every mapping entry whose value is null, as the API server does for a CRD.
 
-
-def _text_keys(mapping: dict[Any, Any]) -> None:
-    if not all(isinstance(k, str) for k in mapping):
-        items = list(mapping.items())
-        mapping.clear()
-        mapping.update((_key_text(k), v) for k, v in items)
+    OME's CRDs mark no field nullable, so the API server prunes ``key: null`` before it stores the
+    object (a null list item stays, and fails validation).
+    """
+    _tidy(value, keys=False, nulls=True)
 
 
 def tidy_object(body: dict[Any, Any]) -> None:
-    """An OME object as the API server stores it: every key a string (``string_keys``) and no null below
-    ``spec`` (``drop_nulls``), with one walk over each part of it instead of two over the spec."""
+    """An OME object as the API server stores it, in one walk over each part of it.
+
+    Every mapping key becomes a string, as Kubernetes' YAML-to-JSON step makes it (``on: 5``, which
+    YAML 1.1 reads as ``true: 5``, becomes ``"true": 5``; ``1`` and ``~`` become ``"1"`` and ``"null"``),
+    and ``spec`` loses its nulls (``drop_nulls``).
+    """
     _text_keys(body)
     for key, value in body.items():
-        for current in containers(value):
-            if isinstance(current, dict):
-                _text_keys(current)
-                if key == "spec" and None in current.values():
-                    for name in [k for k, v in current.items() if v is None]:
-                        del current[name]
+        _tidy(value, keys=True, nulls=key == "spec")
