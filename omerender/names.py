@@ -14,6 +14,15 @@ MAX_LABEL_NAME_LENGTH = 49
 MODEL_LABEL_DOMAIN = "models.ome.io"
 DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# the rules in the words the API server's messages use, for is_dns_label and is_dns_subdomain
+LABEL_RULE = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character, at most 63 characters"
+)
+SUBDOMAIN_RULE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+    "and must start and end with an alphanumeric character, at most 253 characters"
+)
 
 
 def _hash8(text: str) -> str:

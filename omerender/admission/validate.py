@@ -24,21 +24,12 @@ from omerender import codes
 from omerender.admission.schema import SchemaIssue, check
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
-from omerender.names import clip, is_dns_label, is_dns_subdomain
+from omerender.names import LABEL_RULE, SUBDOMAIN_RULE, clip, is_dns_label, is_dns_subdomain
 
 UNKNOWN_FIELD = codes.UNKNOWN_FIELD
 SCHEMA = codes.SCHEMA
 INVALID_NAME = codes.INVALID_NAME
 ISVC = "InferenceService"  # its name rule (DNS-1035) is admission's to check
-
-SUBDOMAIN_RULE = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character, at most 253 characters"
-)
-LABEL_RULE = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character, at most 63 characters"
-)
 
 
 @dataclasses.dataclass

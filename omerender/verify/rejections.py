@@ -18,7 +18,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, field_path
 from omerender.load.obj import Obj
-from omerender.names import is_dns_label, is_dns_subdomain
+from omerender.names import LABEL_RULE, SUBDOMAIN_RULE, is_dns_label, is_dns_subdomain
 from omerender.ome import CONFIG_FIELD
 from omerender.render import quantity
 from omerender.render.pod import Context
@@ -30,8 +30,6 @@ PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
 ENV_SOURCES = ("configMapKeyRef", "secretKeyRef", "fieldRef", "resourceFieldRef", "fileKeyRef")
 OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
-LABEL_RULE = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character, at most 63 characters"
-SUBDOMAIN_RULE = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character, at most 253 characters"
 PORT_RULE = "must be no more than 15 characters, contain only lower case alphanumeric characters or '-', contain at least one letter, and not start, end or have two '-' in a row"
 PORT_NAME = re.compile(r"^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$")
 ENV_REF = re.compile(r"\$\$|\$\(([A-Z_][A-Z0-9_]*)\)")  # lower-case $(cmd) in a script is shell, not an env var
