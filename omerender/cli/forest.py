@@ -51,6 +51,29 @@ def with_view_options(fn: F) -> F:
     return fn
 
 
+def _options(
+    namespace: str,
+    max_file_size: int,
+    validate: str,
+    strict: bool,
+    lock_file: str | None,
+    model_metadata: str | None,
+    controller_config: str | None,
+) -> BuildOptions:
+    """What tree and graph build with: the shared options, and no Kubernetes schema check (the forest's shape
+    does not depend on it)."""
+    return build_options(
+        namespace=namespace,
+        max_file_size=max_file_size,
+        validate=validate,
+        strict=strict,
+        lock_file=lock_file,
+        model_metadata=model_metadata,
+        controller_config=controller_config,
+        kube_version=None,
+    )
+
+
 def _forest(
     paths: tuple[str, ...],
     search_path: tuple[str, ...],
@@ -139,16 +162,7 @@ def tree(
     """
     from omerender.forest.text import render
 
-    options = build_options(
-        namespace=namespace,
-        max_file_size=max_file_size,
-        validate=validate,
-        strict=strict,
-        lock_file=lock_file,
-        model_metadata=model_metadata,
-        controller_config=controller_config,
-        kube_version=None,  # the forest's shape does not depend on Kubernetes' schemas
-    )
+    options = _options(namespace, max_file_size, validate, strict, lock_file, model_metadata, controller_config)
     shown, failed = _forest(
         paths, search_path, options, (report_format, report_file, max_errors, verbose), (runtime, isvc, collapse_isvcs)
     )
@@ -226,16 +240,7 @@ def graph(
     """
     if output == "svg" and shutil.which("dot") is None:
         svg("")  # exits 2 before any work
-    options = build_options(
-        namespace=namespace,
-        max_file_size=max_file_size,
-        validate=validate,
-        strict=strict,
-        lock_file=lock_file,
-        model_metadata=model_metadata,
-        controller_config=controller_config,
-        kube_version=None,  # the forest's shape does not depend on Kubernetes' schemas
-    )
+    options = _options(namespace, max_file_size, validate, strict, lock_file, model_metadata, controller_config)
     shown, failed = _forest(
         paths, search_path, options, (report_format, report_file, max_errors, verbose), (runtime, isvc, collapse_isvcs)
     )
