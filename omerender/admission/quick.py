@@ -34,15 +34,16 @@ def registry(resources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
         return None
 
 
-def predicate(schema: dict[str, Any], documents: Any = None) -> Check | None:
+def predicate(schema: dict[str, Any], documents: Any = None, keywords: dict[str, type] | None = None) -> Check | None:
     """Whether a value is valid under ``schema`` (Draft 2020-12, ``format`` an annotation, as for jsonschema
-    without a format checker), its references resolved in ``documents`` (a ``registry``) and nowhere else;
-    ``None`` if jsonschema-rs cannot build a validator for it."""
+    without a format checker), its references resolved in ``documents`` (a ``registry``) and nowhere else,
+    each of ``keywords`` checked by its class (built with the keyword's schema, value and path; its ``validate``
+    raises on a bad value); ``None`` if jsonschema-rs cannot build a validator for it."""
     try:
         import jsonschema_rs
 
         validator = jsonschema_rs.Draft202012Validator(
-            schema, registry=documents, retriever=_no_retrieval, validate_formats=False
+            schema, registry=documents, retriever=_no_retrieval, validate_formats=False, keywords=keywords
         )
     except Exception:  # noqa: BLE001 - a schema it cannot build (or no wheel): jsonschema alone checks
         return None

@@ -72,88 +72,15 @@ def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, 
         yield ValidationError(f"Duplicate value: {text}", path=[index])
 
 
-_SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SUBSCHEMAS = ("if", "then", "else", "not", "items", "additionalItems", "contains")
+class _ListType:
+    """``x-kubernetes-list-type`` for jsonschema-rs, which calls back for each list the keyword applies to."""
 
+    def __init__(self, parent_schema: dict[str, Any], value: Any, schema_path: Any) -> None:
+        self.list_type, self.schema = value, parent_schema
 
-def _resolve(root: dict[str, Any], ref: str) -> Any:
-    target: Any = root
-    for part in ref[2:].split("/"):
-        target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, dict) else None
-    return target
-
-
-def _subschemas(root: dict[str, Any], schema: dict[str, Any]) -> Iterator[Any]:
-    """Every subschema ``_may_have_duplicates`` may follow from ``schema``; an unresolvable ``$ref`` gives None."""
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        yield _resolve(root, ref) if ref.startswith("#/") else None
-    yield from (schema.get(k) for k in _SUBSCHEMAS)
-    yield from (s for k in _SUBSCHEMA_LISTS for s in schema.get(k) or [])
-    yield from (schema.get("properties") or {}).values()
-    yield schema.get("additionalProperties")
-    yield from (schema.get("patternProperties") or {}).values()
-
-
-@cache
-def _reaching(kind: str) -> frozenset[int]:
-    """Ids of the subschemas of ``kind``'s schema from which a list type (or a ``$ref`` that cannot be followed)
-    can be reached: below any other one no list can break a list type, so no instance is walked there."""
-    root = _schema(kind)
-    parents: dict[int, list[dict[str, Any]]] = {}
-    seeds: list[dict[str, Any]] = []
-    seen = {id(root)}
-    stack = [root]
-    while stack:
-        schema = stack.pop()
-        if schema.get("x-kubernetes-list-type") is not None:
-            seeds.append(schema)
-        for sub in _subschemas(root, schema):
-            if sub is None and isinstance(schema.get("$ref"), str):
-                seeds.append(schema)
-            if not isinstance(sub, dict):
-                continue
-            parents.setdefault(id(sub), []).append(schema)
-            if id(sub) not in seen:
-                seen.add(id(sub))
-                stack.append(sub)
-    reached = {id(s) for s in seeds}
-    stack = list(seeds)
-    while stack:
-        for parent in parents.get(id(stack.pop()), []):
-            if id(parent) not in reached:
-                reached.add(id(parent))
-                stack.append(parent)
-    return frozenset(reached)
-
-
-def _may_have_duplicates(root: dict[str, Any], schema: Any, instance: Any, reaching: frozenset[int]) -> bool:
-    """Whether a list in ``instance`` may break its ``x-kubernetes-list-type``: generous, never missing one.
-
-    Every subschema that could apply, and from which a list type can be reached (``reaching``), is
-    followed, so a True may be wrong (jsonschema then decides), a False is not.
-    """
-    if not isinstance(schema, dict) or not isinstance(instance, (dict, list)) or id(schema) not in reaching:
-        return False
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        target = _resolve(root, ref) if ref.startswith("#/") else None
-        if target is None or _may_have_duplicates(root, target, instance, reaching):
-            return True
-    subs = [schema.get(k) for k in _SUBSCHEMAS] + [s for k in _SUBSCHEMA_LISTS for s in schema.get(k) or []]
-    if any(_may_have_duplicates(root, sub, instance, reaching) for sub in subs if sub is not None):
-        return True
-    if isinstance(instance, list):
-        return next(_duplicates(schema.get("x-kubernetes-list-type"), instance, schema), None) is not None
-    props = schema.get("properties") or {}
-    extra = schema.get("additionalProperties")
-    patterns = list((schema.get("patternProperties") or {}).values())
-    for key, value in instance.items():
-        if isinstance(value, (dict, list)):
-            for sub in [props.get(key), extra, *patterns]:
-                if isinstance(sub, dict) and _may_have_duplicates(root, sub, value, reaching):
-                    return True
-    return False
+    def validate(self, instance: Any) -> None:
+        if next(_duplicates(self.list_type, instance, self.schema), None) is not None:
+            raise ValueError("duplicate list-map key or set item")
 
 
 @cache
@@ -168,18 +95,13 @@ def _schema(kind: str) -> dict[str, Any]:
 
 @cache
 def _fast(kind: str) -> quick.Check | None:
-    return quick.predicate(_schema(kind))
+    return quick.predicate(_schema(kind), keywords={"x-kubernetes-list-type": _ListType})
 
 
 def _passes(kind: str, instance: Any) -> bool:
-    """jsonschema-rs's verdict, then list uniqueness; False sends the object to jsonschema for its errors."""
+    """jsonschema-rs's verdict, list uniqueness included; False sends the object to jsonschema for its errors."""
     fast = _fast(kind)
-    if fast is None or not fast(instance):
-        return False
-    try:
-        return not _may_have_duplicates(_schema(kind), _schema(kind), instance, _reaching(kind))
-    except RecursionError:
-        return False
+    return fast is not None and fast(instance)
 
 
 @cache
@@ -240,6 +162,22 @@ def _drop_shadowed(found: set[tuple[SchemaIssue, str]]) -> set[SchemaIssue]:
     return {i for i, keyword in found if keyword in ("type", "additionalProperties") or i.path not in typed}
 
 
+def _stored(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` without its nulls, as the API server stores it; ``obj`` itself when its JSON text (written in C,
+    and far cheaper than the copy) shows no null."""
+    try:
+        if "null" not in json.dumps(obj, check_circular=False):
+            return obj
+    except (TypeError, ValueError, RecursionError):
+        pass  # not JSON (a date, a non-string key) or very deep: the walk decides
+    try:
+        instance: dict[str, Any] = copy(obj)
+        drop_nulls(instance)
+    except RecursionError:  # absurdly deep input: validate it as it is
+        return obj
+    return instance
+
+
 def check(obj: Any) -> list[SchemaIssue]:
     """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
     if not isinstance(obj, dict):
@@ -248,11 +186,7 @@ def check(obj: Any) -> list[SchemaIssue]:
     if not isinstance(kind, str) or kind not in KINDS:
         return []
     try:
-        try:
-            instance = copy(obj)
-            drop_nulls(instance)
-        except RecursionError:  # absurdly deep input: validate it as it is
-            instance = obj
+        instance = _stored(obj)
         if _passes(kind, instance):
             return []
         errors = _validator(kind).iter_errors(instance)
