@@ -10,9 +10,9 @@ them itself; any other ``{{ ... }}`` is reported, never executed.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from omerender.names import clip
@@ -107,15 +107,6 @@ def scan(text: str, meta: dict[str, Any]) -> tuple[str, list[PlaceholderProblem]
     return "".join(out), problems
 
 
-def may_hold_action(value: Any) -> bool:
-    """False only when no string of ``value`` (keys included) holds ``{{``: one pass in C over its JSON text,
-    where ``{`` is never escaped; a value JSON cannot write is looked at by ``fill`` itself."""
-    try:
-        return "{{" in json.dumps(value, ensure_ascii=False, check_circular=False)
-    except (TypeError, ValueError, RecursionError):
-        return True
-
-
 def fill(value: Any, meta: dict[str, Any], problems: list[PlaceholderProblem]) -> Any:
     """``value`` with placeholders filled in every string, keys included.
 
@@ -129,11 +120,22 @@ def fill(value: Any, meta: dict[str, Any], problems: list[PlaceholderProblem]) -
         problems.extend(found)
         return filled
     if isinstance(value, dict):
-        pairs = [(fill(k, meta, problems), fill(v, meta, problems)) for k, v in value.items()]
-        if all(new_k is k and new_v is v for (new_k, new_v), (k, v) in zip(pairs, value.items(), strict=True)):
-            return value
-        return dict(pairs)
+        out: dict[Any, Any] | None = None
+        for index, (key, item) in enumerate(value.items()):
+            new_key = fill(key, meta, problems) if isinstance(key, str) and "{{" in key else key
+            new_item = item if isinstance(item, str) and "{{" not in item else fill(item, meta, problems)
+            if out is None and (new_key is not key or new_item is not item):
+                out = dict(islice(value.items(), index))
+            if out is not None:
+                out[new_key] = new_item
+        return value if out is None else out
     if isinstance(value, list):
-        items = [fill(v, meta, problems) for v in value]
-        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
+        items: list[Any] | None = None
+        for index, item in enumerate(value):
+            new_item = item if isinstance(item, str) and "{{" not in item else fill(item, meta, problems)
+            if items is None and new_item is not item:
+                items = value[:index]
+            if items is not None:
+                items.append(new_item)
+        return value if items is None else items
     return value

@@ -16,7 +16,7 @@ from omerender.ome import BASE_MODEL as BM
 from omerender.ome import CONFIG_FIELD
 from omerender.render import finetuned
 from omerender.render.accelerators import Resolved, apply_to_runner
-from omerender.render.placeholders import PlaceholderProblem, fill, may_hold_action
+from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
 from omerender.resolve.merge import lay_over, merge
 
@@ -286,8 +286,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
         "labels": meta.get("labels") or {},
         "annotations": meta.get("annotations") or {},
     }
-    if may_hold_action(pod["containers"][main]):
-        pod["containers"][main] = fill(pod["containers"][main], data, problems)
+    pod["containers"][main] = fill(pod["containers"][main], data, problems)
     for problem in problems:
         severity = ERROR if problem.fatal else WARNING
         message = _placeholder_message(problem, worker)

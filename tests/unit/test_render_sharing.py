@@ -35,11 +35,16 @@ def test_no_search_path_is_never_inside() -> None:
     assert inside(object()) is False  # type: ignore[arg-type]
 
 
-def test_may_hold_action_is_false_only_without_braces() -> None:
-    from omerender.render.placeholders import may_hold_action
-
-    assert not may_hold_action({"args": ["--port=8080"], "env": [{"name": "A", "value": "{ x }"}]})
-    assert may_hold_action({"args": ["--owner={{.Name}}"]})
-    assert may_hold_action({"{{.Name}}": 1})  # keys are filled too
-    assert may_hold_action({"data": b"\x00"})  # JSON cannot write it: fill looks for itself
-    assert may_hold_action({"unicode": "\u2028 {{ .Namespace }}"})
+def test_fill_keeps_order_and_reports_keys_before_values() -> None:
+    problems: list[PlaceholderProblem] = []
+    head = {"x": 1}
+    value = {"a": head, "{{.Name}}": "{{.Labels.team}}", "z": ["k", "{{ .Nope }}", "{{.Namespace}}"], "b": 2}
+    out = fill(value, META, problems)
+    assert list(out.items()) == [("a", head), ("svc", "a"), ("z", ["k", "{{ .Nope }}", "ns"]), ("b", 2)]
+    assert out["a"] is head  # what comes before the first change is shared, not copied
+    assert [p.action for p in problems] == ["{{ .Nope }}"]
+    assert fill({"{{ .A }}": "{{ .B }}"}, META, problems) and [p.action for p in problems[1:]] == [
+        "{{ .A }}",
+        "{{ .B }}",
+    ]
+    assert fill(["{{.Name}}", b"\x00", None], META, []) == ["svc", b"\x00", None]
