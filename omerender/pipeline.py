@@ -321,7 +321,7 @@ def collector_paused() -> Iterator[None]:
 def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
     with collector_paused():
         loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
-    result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
+        result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
     result.diagnostics = sorted_unique(result.diagnostics + empty)

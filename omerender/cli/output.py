@@ -56,18 +56,20 @@ def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None 
     from omerender.diagnostics import INFO, WARNING, sorted_unique
     from omerender.output.clashes import files_for
     from omerender.output.emit import EmitOptions, rendered_sources, select, under
+    from omerender.pipeline import collector_paused
 
     in_search_path = under(list(options.search_paths))
-    selection = select(
-        result,
-        EmitOptions(
-            kinds=tuple(dict.fromkeys(options.emit)) or ("rendered",),
-            owned=lambda obj: not in_search_path(obj),
-            renders=lambda obj: not in_search_path(obj),
-            flux_substitute_disabled=options.flux_substitute_disabled,
-            substitution_severity=WARNING if options.kustomization else INFO,
-        ),
-    )
+    with collector_paused():  # one object per rendered one, and no cycles
+        selection = select(
+            result,
+            EmitOptions(
+                kinds=tuple(dict.fromkeys(options.emit)) or ("rendered",),
+                owned=lambda obj: not in_search_path(obj),
+                renders=lambda obj: not in_search_path(obj),
+                flux_substitute_disabled=options.flux_substitute_disabled,
+                substitution_severity=WARNING if options.kustomization else INFO,
+            ),
+        )
     if output_dir:
         selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
         selection.diagnostics.extend(problems)
