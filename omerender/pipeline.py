@@ -292,7 +292,9 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         )
         result.diagnostics.append(isvc.diag(INFO, message, "metadata", code=codes.SERVERLESS_DEFAULT))
     sources = (isvc, *reversed(chain.runtimes))
-    ctx = render.Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress)
+    ctx = render.Context(
+        isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress, once=result.once
+    )
     objects = components.render_all(ctx, result.universe)
     result.diagnostics.extend(rejections.check(ctx, objects))
     result.diagnostics.extend(apiserver.check(ctx, objects))

@@ -45,7 +45,8 @@ def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | N
             )
         )
         return None
-    return modelconfig.model_config(ctx.name, ctx.namespace, name, model.spec)
+    text = ctx.once("models.json", model, None, lambda: modelconfig.models_json(name, model.spec))
+    return modelconfig.model_config(ctx.name, ctx.namespace, text)
 
 
 def _autoscaler(

@@ -54,10 +54,11 @@ def models_json(model_name: str, model_spec: dict[str, Any]) -> str:
     return go_json([{"modelName": model_name, "modelSpec": info}])
 
 
-def model_config(isvc_name: str, namespace: str, model_name: str, model_spec: dict[str, Any]) -> dict[str, Any]:
+def model_config(isvc_name: str, namespace: str, models: str) -> dict[str, Any]:
+    """The ConfigMap, ``models`` being its ``models.json`` (``models_json``)."""
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": meta(model_config_map_name(isvc_name), namespace, {"ome.io/inferenceservice": isvc_name}),
-        "data": {"models.json": models_json(model_name, model_spec)},
+        "data": {"models.json": models},
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -63,6 +64,10 @@ class Context:
     ingress: IngressConfig = field(default_factory=IngressConfig)  # inferenceservice-config ``ingress``
     accelerators: dict[str, Resolved] = field(default_factory=dict)  # component -> its resolved AcceleratorClass
     finetuned: finetuned.FineTuned | None = None  # the model's FineTunedWeight, for the engine and decoder
+    # per-run work done once (BuildResult.once); alone, a Context computes each time
+    once: Callable[[str, object, object, Callable[[], Any]], Any] = field(default=lambda _what, _a, _b, make: make())
+    # (component, id of its merged spec) -> (that spec, its labels, its annotations): each is asked for up to 4 times
+    metadata: dict[tuple[str, int], tuple[Any, dict[str, str], dict[str, str]]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -112,6 +117,17 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
 
 
 def labels_and_annotations(
+    ctx: Context, component: str, merged: dict[str, Any]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The component's labels and annotations (``ProcessBaseLabels``/``ProcessBaseAnnotations``), the caller's own
+    copies; made once per component and merged spec, whose labels and annotations rendering never changes."""
+    known = ctx.metadata.get((component, id(merged)))
+    if known is None or known[0] is not merged:
+        known = ctx.metadata[(component, id(merged))] = (merged, *_labels_and_annotations(ctx, component, merged))
+    return dict(known[1]), dict(known[2])
+
+
+def _labels_and_annotations(
     ctx: Context, component: str, merged: dict[str, Any]
 ) -> tuple[dict[str, str], dict[str, str]]:
     meta = ctx.body.get("metadata") or {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from omerender import codes
@@ -101,6 +102,12 @@ def _images(ctx: Context, obj: dict[str, Any]) -> Iterator[Diagnostic]:
                 yield blame.at(places[0] if places else None, ERROR, message, codes.MISSING_IMAGE)
 
 
+@lru_cache(maxsize=4096)
+def _valid_label_value(text: str) -> bool:
+    """Cached: the same few values label every object rendered for one InferenceService and its runtime."""
+    return len(text) <= 63 and LABEL_VALUE.match(text) is not None
+
+
 def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
     """One message per invalid label value, however many rendered objects carry it."""
     bad: dict[tuple[str, str], list[str]] = {}
@@ -108,7 +115,7 @@ def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
         labels = get(obj, ("metadata", "labels"))
         for key, value in (labels if isinstance(labels, dict) else {}).items():
             text = str(value)
-            if len(text) > 63 or not LABEL_VALUE.match(text):
+            if not _valid_label_value(text):
                 bad.setdefault((str(key), text), []).append(str(obj.get("kind", "")))
     for (key, text), kinds in bad.items():
         yield (

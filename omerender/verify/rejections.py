@@ -49,6 +49,11 @@ def pod_specs(obj: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]
     return [(path, pod) for path in paths if isinstance(pod := get(obj, path), dict)]
 
 
+def _port_where(path: tuple[Any, ...], index: int) -> str:
+    """Where a port is, for a message (most ports have nothing wrong, so it is not written ahead)."""
+    return f"{field_path(path)}.ports[{index}]"
+
+
 class PodCheck:
     def __init__(self, blame: Blame, path: tuple[Any, ...], pod: dict[str, Any]) -> None:
         self.blame, self.path, self.pod = blame, path, pod
@@ -107,12 +112,13 @@ class PodCheck:
         for i, volume in enumerate(self.pod.get("volumes") or []):
             if not isinstance(volume, dict):
                 continue
-            name, path = str(volume.get("name", "")), field_path((*self.path, "volumes", i))
+            name = str(volume.get("name", ""))
             kinds = [k for k in volume if k != "name" and volume[k] is not None]
             valid = bool(name) and is_dns_label(name)
             if name not in seen and valid and len(kinds) <= 1:
                 seen.add(name)
                 continue
+            path = field_path((*self.path, "volumes", i))
             places = self.blame.volume_places(name)
             first = places[0] if places else None
             if name in seen:
@@ -269,7 +275,6 @@ class PodCheck:
         for i, port in enumerate(container.get("ports") or []):
             if not isinstance(port, dict):
                 continue
-            where = f"{field_path(path)}.ports[{i}]"
             label = port.get("name")
             if isinstance(label, str) and label in names:
                 mine, theirs = self.port_place(name, port), self.port_place(name, names[label])
@@ -277,7 +282,7 @@ class PodCheck:
                 message = (
                     f'container {name}: port name "{label}" is used by containerPort {names[label].get("containerPort")} '
                     f"(set by {sides(theirs[:1])}) and containerPort {port.get('containerPort')} (set by {sides(mine[:1])}); "
-                    f'{REJECTS} ({where}.name: Duplicate value: "{label}")'
+                    f'{REJECTS} ({_port_where(path, i)}.name: Duplicate value: "{label}")'
                 )
                 self.error(both[0] if both else None, message, codes.DUPLICATE_PORT)
             elif isinstance(label, str) and label:
@@ -286,13 +291,13 @@ class PodCheck:
                     found = self.port_place(name, port)
                     self.error(
                         found[0] if found else None,
-                        f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({where}.name: Invalid value: "{label}": {PORT_RULE})',
+                        f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({_port_where(path, i)}.name: Invalid value: "{label}": {PORT_RULE})',
                         codes.INVALID_NAME,
                     )
             key = (port.get("containerPort"), port.get("protocol", "TCP"))
             if key in keys:
                 found = self.port_place(name, port)
-                message = f'container {name}: containerPort {key[0]}/{key[1]} is listed twice ({sides(found)}); Kubernetes accepts the pod with the warning "{where}: duplicate port definition", and server-side apply rejects it'
+                message = f'container {name}: containerPort {key[0]}/{key[1]} is listed twice ({sides(found)}); Kubernetes accepts the pod with the warning "{_port_where(path, i)}: duplicate port definition", and server-side apply rejects it'
                 self.found.append(self.blame.at(found[0] if found else None, WARNING, message, codes.DUPLICATE_PORT))
             keys.add(key)
             host = (port.get("hostPort"), key[1], port.get("hostIP", ""))
@@ -301,7 +306,7 @@ class PodCheck:
                     found = self.port_place(name, port)
                     self.error(
                         found[0] if found else None,
-                        f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({where}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
+                        f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({_port_where(path, i)}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
                         codes.DUPLICATE_PORT,
                     )
                 self.host_ports.add(host)
