@@ -133,13 +133,23 @@ def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
     return list(reversed(chain.runtimes)) if chain is not None else [runtime]
 
 
-def rendered_sources(result: BuildResult, body: dict[str, Any]) -> list[Obj]:
+def _source_key(body: dict[str, Any]) -> tuple[str, str, str]:
+    """(namespace, InferenceService, runtime) a rendered object names in its labels and annotations."""
     meta = body.get("metadata") or {}
-    namespace = str(meta.get("namespace", ""))
-    isvc = result.universe.isvcs.get((namespace, str((meta.get("labels") or {}).get("ome.io/inferenceservice", ""))))
-    runtime_name = str((meta.get("annotations") or {}).get("ome.io/serving-runtime", ""))
+    isvc = str((meta.get("labels") or {}).get("ome.io/inferenceservice", ""))
+    return str(meta.get("namespace", "")), isvc, str((meta.get("annotations") or {}).get("ome.io/serving-runtime", ""))
+
+
+def _sources_of(result: BuildResult, key: tuple[str, str, str]) -> list[Obj]:
+    namespace, isvc_name, runtime_name = key
+    isvc = result.universe.isvcs.get((namespace, isvc_name))
     runtime = result.universe.runtime_named(runtime_name, namespace) if runtime_name else None
     return ([isvc] if isvc is not None else []) + _chain_sources(result, runtime)
+
+
+def rendered_sources(result: BuildResult, body: dict[str, Any]) -> list[Obj]:
+    """The InferenceService a rendered object is for, then its runtime chain, leaf first."""
+    return _sources_of(result, _source_key(body))
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -231,6 +241,20 @@ def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj
     return may
 
 
+def _may(
+    may_substitute: Callable[[Obj | None, list[Obj]], bool],
+    known: dict[int, bool],
+    source: Obj | None,
+    sources: list[Obj],
+) -> bool:
+    """``may_substitute``, asked once per sources list for rendered objects (``select`` keeps those lists alive)."""
+    if source is not None:
+        return may_substitute(source, sources)
+    if id(sources) not in known:
+        known[id(sources)] = may_substitute(None, sources)
+    return known[id(sources)]
+
+
 def _annotated(body: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(body)
     meta = out.setdefault("metadata", {})
@@ -259,17 +283,22 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             else:
                 ome.append((obj, obj.body, [obj]))
     if RENDERED in kinds:
+        known: dict[tuple[str, str, str], list[Obj]] = {}  # an InferenceService's objects share their sources
         for body in result.objects:
-            sources = rendered_sources(result, body)
+            key = _source_key(body)
+            sources = known.get(key)
+            if sources is None:
+                sources = known[key] = _sources_of(result, key)
             if sources and sources[0].kind == ISVC and not options.renders(sources[0]):
                 continue  # rendered for an InferenceService found only on a --search-path
             ome.append((None, body, sources))
     may_substitute = _substitution_sources(result)
+    may_by_sources: dict[int, bool] = {}  # rendered objects: by their (shared) sources list
     origins: dict[int, list[Obj]] = {}
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
             body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
-        elif may_substitute(source, sources):
+        elif _may(may_substitute, may_by_sources, source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
             if note is not None:
                 selection.diagnostics.append(note)

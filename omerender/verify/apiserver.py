@@ -31,6 +31,7 @@ INT32_FIELDS = frozenset(
         "pollingInterval", "cooldownPeriod", "minReplicaCount", "maxReplicaCount", "weight", "priority",
     }
 )  # fmt: skip
+STRING_MAPS = frozenset({"labels", "annotations"})
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 DNS_1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 LABEL_VALUE_RULE = (
@@ -44,6 +45,7 @@ def _out_of_range(value: Any) -> list[tuple[tuple[Any, ...], int]]:
 
     Recursive (rendered objects nest no deeper than their input, which the loader bounds) and typed by
     ``type(...) is``, as this walks every rendered object: a path is built only for a number out of range.
+    Labels and annotations are string maps (a number there is a type error, not an int32 field).
     """
     found: list[tuple[tuple[Any, ...], int]] = []
     low, high = INT32
@@ -55,7 +57,7 @@ def _out_of_range(value: Any) -> list[tuple[tuple[Any, ...], int]]:
             if kind is int:
                 if (item < low or item > high) and key in INT32_FIELDS and type(current) is dict:
                     found.append(((*where, key), item))
-            elif kind is dict or kind is list:
+            elif (kind is dict and key not in STRING_MAPS) or kind is list:
                 where.append(key)
                 walk(item, where)
                 where.pop()
