@@ -16,7 +16,7 @@ in patch order, base-only items kept where they were relative to the items they 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from omerender.data import copy
 
@@ -120,7 +120,12 @@ def _merge_keyed(
 
 def merge_chain(specs: list[dict[str, Any]]) -> dict[str, Any]:
     """Merge runtime specs from the root down: each spec laid over the result for its parent."""
-    result: dict[str, Any] = {}
-    for spec in specs:
-        result = merge(result, spec)
-    return result
+    result: Any = {}
+    for spec in specs:  # merge(result, spec) for each, without copying the result again at every level
+        if is_unset(spec):
+            continue
+        if isinstance(result, dict) and isinstance(spec, dict):
+            lay_over(result, spec)
+        else:
+            result = copy(spec)
+    return cast(dict[str, Any], result)

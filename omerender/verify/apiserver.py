@@ -85,15 +85,19 @@ def _object_problems(ctx: Context, obj: dict[str, Any]) -> Iterator[str]:
             )
 
 
-def _images(ctx: Context, obj: dict[str, Any]) -> Iterator[Diagnostic]:
+def _blame(ctx: Context, obj: dict[str, Any]) -> Blame:
     labels = get(obj, ("metadata", "labels")) or {}
     component = str(labels.get("component", "engine")) if isinstance(labels, dict) else "engine"
-    blame = Blame(ctx.sources, component, runner_name(ctx, component))
+    return Blame(ctx.sources, component, runner_name(ctx, component))
+
+
+def _images(ctx: Context, obj: dict[str, Any]) -> Iterator[Diagnostic]:
     for path, pod in pod_specs(obj):
         for field in ("containers", "initContainers"):
             for i, container in enumerate(pod.get(field) or []):
                 if not isinstance(container, dict) or container.get("image"):
                     continue
+                blame = _blame(ctx, obj)  # only for a container without an image, a rare find
                 name = str(container.get("name", ""))
                 places = blame.container_places(name)
                 message = (

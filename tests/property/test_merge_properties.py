@@ -55,3 +55,20 @@ def test_the_leaf_wins_single_values(chain: list[dict[str, Any]]) -> None:
     merged = merge_chain(chain)
     images = [s["engineConfig"]["runner"]["image"] for s in chain if "image" in s["engineConfig"]["runner"]]
     assert merged["engineConfig"]["runner"].get("image") == (images[-1] if images else None)
+
+
+@PROPERTY_SETTINGS
+@given(st.lists(runtime_spec, min_size=1, max_size=5))
+def test_the_chain_is_merge_laid_over_each_parent_in_turn(chain: list[dict[str, Any]]) -> None:
+    """merge_chain lays each spec over one result in place; it must equal merging step by step, inputs untouched."""
+    from functools import reduce
+
+    from omerender.resolve.merge import merge
+
+    before = copy.deepcopy(chain)
+    merged = merge_chain(chain)
+    assert merged == reduce(merge, chain, {})
+    assert chain == before
+    for item in merged.get("engineConfig", {}).get("runner", {}).get("env", []):
+        item["name"] = "changed"  # the result shares nothing with the chain
+    assert chain == before
