@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from omerender.load.controller_config import IngressConfig
@@ -37,8 +38,21 @@ class HostError(ValueError):
     """OME's error text for a host it cannot build."""
 
 
+_OVERRIDES = (
+    "ome.io/ingress-domain-template",
+    "ome.io/ingress-domain",
+    "ome.io/ingress-url-scheme",
+    "ome.io/ingress-path-template",
+    "ome.io/ingress-additional-domains",
+    "ome.io/ingress-disable-creation",
+)
+
+
 def resolve(config: IngressConfig, annotations: dict[str, Any]) -> IngressConfig:
-    """``ResolveIngressConfig``: the per-InferenceService annotation overrides."""
+    """``ResolveIngressConfig``: the per-InferenceService annotation overrides (``config`` itself without one;
+    callers only read the result)."""
+    if not any(key in annotations for key in _OVERRIDES):
+        return config
     out = replace(config)
     if annotations.get("ome.io/ingress-domain-template"):
         out.domain_template = str(annotations["ome.io/ingress-domain-template"])
@@ -56,22 +70,24 @@ def resolve(config: IngressConfig, annotations: dict[str, Any]) -> IngressConfig
     return out
 
 
-def _fill(template: str, values: dict[str, Any]) -> str:
-    """The domain template filled (text/template: nothing escaped); only field and map lookups are supported."""
-    out: list[str] = []
+_Piece = tuple[str, str, str]  # (text before, action kind, its argument); kind "" for the text after the last action
+
+
+@lru_cache(maxsize=256)
+def _parse(template: str) -> tuple[_Piece, ...]:
+    """The domain template's literal text and actions, parsed once per template; raises ``HostError``."""
+    pieces: list[_Piece] = []
     pos = 0
     for match in _ACTION.finditer(template):
-        out.append(template[pos : match.start()])
+        before = template[pos : match.start()]
         pos = match.end()
         action = match.group(1)
         if m := _FIELD.match(action):
-            out.append(str(values[m.group(1)]))
+            pieces.append((before, "field", m.group(1)))
         elif m := _DOTTED.match(action):
-            table = values[m.group(1)] or {}
-            out.append(str(table[m.group(2)]) if m.group(2) in table else NO_VALUE)
+            pieces.append((before, "dotted:" + m.group(1), m.group(2)))
         elif m := _INDEX.match(action):
-            key = m.group(2) if m.group(2) is not None else m.group(3)
-            out.append(str((values[m.group(1)] or {}).get(key, "")))
+            pieces.append((before, "index:" + m.group(1), m.group(2) if m.group(2) is not None else m.group(3)))
         else:
             raise HostError(
                 f"unsupported domainTemplate action {match.group(0)!r}: omerender fills only .Name, .Namespace, "
@@ -80,7 +96,22 @@ def _fill(template: str, values: dict[str, Any]) -> str:
     rest = template[pos:]
     if "{{" in rest:
         raise HostError("error rendering the domain template: unclosed action")
-    out.append(rest)
+    pieces.append((rest, "", ""))
+    return tuple(pieces)
+
+
+def _fill(template: str, values: dict[str, Any]) -> str:
+    """The domain template filled (text/template: nothing escaped); only field and map lookups are supported."""
+    out: list[str] = []
+    for before, kind, arg in _parse(template):
+        out.append(before)
+        if kind == "field":
+            out.append(str(values[arg]))
+        elif kind.startswith("dotted:"):
+            table = values[kind[7:]] or {}
+            out.append(str(table[arg]) if arg in table else NO_VALUE)
+        elif kind.startswith("index:"):
+            out.append(str((values[kind[6:]] or {}).get(arg, "")))
     return "".join(out)
 
 
