@@ -199,7 +199,8 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
     if problem is not None:
         return None, problem
     if obj.is_ome:
-        tidy_object(obj.body)
+        if not doc.tidy:
+            tidy_object(obj.body)
         if obj.kind == INFERENCE_SERVICE:
             obj.marks = prelocate(doc.node)
     if obj.is_ome and "spec" in obj.body:

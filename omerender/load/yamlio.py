@@ -31,10 +31,18 @@ class DuplicateKeyError(yaml.MarkedYAMLError):
     pass
 
 
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+
+
 class _Loader(yaml.CSafeLoader):
+    tidy = True  # a mapping built since the flag was last cleared has a key that is not text, or a null value
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[tuple[str, str], yaml.Node] = {}
-        for key_node, _ in node.value:
+        for key_node, value_node in node.value:
+            if key_node.tag != _STR or value_node.tag == _NULL:
+                self.tidy = False
             if isinstance(key_node, yaml.ScalarNode):
                 ident = (key_node.tag, key_node.value)
                 if ident in seen:
@@ -62,6 +70,7 @@ class ParsedDocument:
     data: Any
     node: yaml.Node
     alias_text: int = 0  # measure(node).alias_text, when the text could hold aliases
+    tidy: bool = False  # every key is text and no value null: data.tidy_object would change nothing
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -190,11 +199,12 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
                 raise _shape_error(
                     f"aliases in this document repeat more than {MAX_ALIAS_TEXT} characters of text", node
                 )
+            loader.tidy = True
             data = loader.construct_document(node)
             if go_numbers:
                 reread_quantities(node, data)
             if data is not None:
-                yield ParsedDocument(index, data, node, shape.alias_text if shape is not None else 0)
+                yield ParsedDocument(index, data, node, shape.alias_text if shape is not None else 0, loader.tidy)
     finally:
         loader.dispose()
 
