@@ -283,15 +283,18 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             else:
                 ome.append((obj, obj.body, [obj]))
     if RENDERED in kinds:
-        known: dict[tuple[str, str, str], list[Obj]] = {}  # an InferenceService's objects share their sources
+        # an InferenceService's objects share their sources, and whether they are emitted
+        known: dict[tuple[str, str, str], tuple[list[Obj], bool]] = {}
         for body in result.objects:
             key = _source_key(body)
-            sources = known.get(key)
-            if sources is None:
-                sources = known[key] = _sources_of(result, key)
-            if sources and sources[0].kind == ISVC and not options.renders(sources[0]):
-                continue  # rendered for an InferenceService found only on a --search-path
-            ome.append((None, body, sources))
+            found = known.get(key)
+            if found is None:
+                sources = _sources_of(result, key)
+                # not emitted: rendered for an InferenceService found only on a --search-path
+                skipped = bool(sources) and sources[0].kind == ISVC and not options.renders(sources[0])
+                found = known[key] = (sources, skipped)
+            if not found[1]:
+                ome.append((None, body, found[0]))
     may_substitute = _substitution_sources(result)
     may_by_sources: dict[int, bool] = {}  # rendered objects: by their (shared) sources list
     origins: dict[int, list[Obj]] = {}
