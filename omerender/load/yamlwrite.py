@@ -74,24 +74,15 @@ _OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")  # line breaks to YAML beside
 _FOLDED: _Block = ("", ())  # a multi-line scalar that is not a literal block: PyYAML writes its document
 
 
-class _Pending:
-    """A scalar or key met for the first time, in a document's pieces until its batch is formatted."""
-
-    __slots__ = ("ident", "indent", "key")
-
-    def __init__(self, ident: Any, indent: int, key: bool) -> None:
-        self.ident, self.indent, self.key = ident, indent, key
-
-
-_Piece = str | _Pending
+_MARK = "\x00"  # brackets a placeholder's number; never in the writer's text (PyYAML escapes it as "\0")
 
 
 class Writer:
     """Writes documents; keeps the formatted scalars of every document it wrote (one writer per output).
 
     Documents are written in chunks of ``chunk`` documents: each in one pass, a scalar or key not yet
-    known leaving a ``_Pending`` piece; then the chunk's new scalars and keys are formatted by PyYAML
-    in one call each, the pieces filled in, and the chunk's text handed out.
+    known leaving a numbered placeholder in the text; then the chunk's new scalars and keys are formatted
+    by PyYAML in one call each, the placeholders filled in, and the chunk's text handed out.
     """
 
     def __init__(self, chunk: int = 512) -> None:
@@ -101,7 +92,17 @@ class Writer:
         self._new_values: dict[Any, Any] = {}
         self._new_keys: dict[Any, Any] = {}
         self._seen: set[int] = set()
-        self._pending = 0  # _Pending pieces made so far
+        # the chunk's placeholders: (ident, indent, is a key) by number, and the text of each by what it stands for
+        self._slots: list[tuple[Any, int, bool]] = []
+        self._placeholders: dict[tuple[Any, int, bool], str] = {}
+
+    def _placeholder(self, ident: Any, indent: int, key: bool) -> str:
+        slot = (ident, indent, key)
+        text = self._placeholders.get(slot)
+        if text is None:
+            self._slots.append(slot)
+            text = self._placeholders[slot] = f"{_MARK}{len(self._slots) - 1}{_MARK}"
+        return text
 
     def _learn(self) -> None:
         """Format every new scalar and key with PyYAML, in one call each."""
@@ -129,7 +130,7 @@ class Writer:
         pad = " " * indent
         return head + "".join(f"\n{pad}{line}" if line else "\n" for line in lines)
 
-    def _value(self, value: Any, indent: int) -> _Piece:
+    def _value(self, value: Any, indent: int) -> str:
         kind = type(value)
         if kind is str:
             if len(value) > MAX_SCALAR:
@@ -142,15 +143,14 @@ class Writer:
         found = self._values.get(ident)
         if found is None:
             self._new_values[ident] = value
-            self._pending += 1
-            return _Pending(ident, indent, False)
+            return self._placeholder(ident, indent, False)
         if type(found) is str:
             return found
         if found is _FOLDED:
             raise _Unsupported  # its continuation lines are indented in ways not worth copying
         return self._block_text(found, indent)  # type: ignore[arg-type]
 
-    def _key(self, key: Any) -> _Piece:
+    def _key(self, key: Any) -> str:
         kind = type(key)
         if kind is str:
             ident: Any = key
@@ -164,15 +164,14 @@ class Writer:
         if ident in self._keys:
             raise _Unsupported
         self._new_keys[ident] = key
-        self._pending += 1
-        return _Pending(ident, 0, True)
+        return self._placeholder(ident, 0, True)
 
     def _enter(self, container: Any, depth: int) -> None:
         if depth > MAX_DEPTH or id(container) in self._seen:
             raise _Unsupported  # too deep, or shared: PyYAML writes an anchor and aliases
         self._seen.add(id(container))
 
-    def _mapping(self, out: list[_Piece], mapping: dict[Any, Any], indent: int, inline: bool, depth: int) -> None:
+    def _mapping(self, out: list[str], mapping: dict[Any, Any], indent: int, inline: bool, depth: int) -> None:
         seen = self._seen  # _enter, inlined: this is the writer's hot path
         if depth > MAX_DEPTH or id(mapping) in seen:
             raise _Unsupported
@@ -186,19 +185,15 @@ class Writer:
         for key, value in items:
             start = "" if inline else pad
             inline = False
-            name: _Piece | None = keys.get(key) if type(key) is str else None  # inline: a known text key
+            name = keys.get(key) if type(key) is str else None  # inline: a known text key
             if name is None:
                 name = self._key(key)
             kind = type(value)
             if kind is dict or kind is list:
                 if value:
-                    head = ":\n"
+                    out.append(f"{start}{name}:\n")
                 else:
-                    head = ": {}\n" if kind is dict else ": []\n"
-                if type(name) is str:
-                    out.append(f"{start}{name}{head}")
-                else:
-                    out += (start, name, head)
+                    out.append(f"{start}{name}: {{}}\n" if kind is dict else f"{start}{name}: []\n")
                 if not value:
                     if depth >= MAX_DEPTH or id(value) in seen:
                         raise _Unsupported  # too deep, or shared within the document: PyYAML writes it
@@ -210,12 +205,9 @@ class Writer:
             else:
                 known = values.get(value) if kind is str else None
                 text = known if type(known) is str else self._value(value, indent + 2)
-                if type(name) is str and type(text) is str:
-                    out.append(f"{start}{name}: {text}\n")
-                else:
-                    out += (start, name, ": ", text, "\n")
+                out.append(f"{start}{name}: {text}\n")
 
-    def _sequence(self, out: list[_Piece], sequence: list[Any], indent: int, inline: bool, depth: int) -> None:
+    def _sequence(self, out: list[str], sequence: list[Any], indent: int, inline: bool, depth: int) -> None:
         self._enter(sequence, depth)
         pad = " " * indent + "- "
         for item in sequence:
@@ -237,19 +229,14 @@ class Writer:
                     self._enter(item, depth + 1)
                     out.append(start + "[]\n")
             else:
-                text = self._value(item, indent + 2)
-                if type(text) is str:
-                    out.append(f"{start}{text}\n")
-                else:
-                    out += (start, text, "\n")
+                out.append(f"{start}{self._value(item, indent + 2)}\n")
 
-    def _pieces(self, obj: Any) -> list[_Piece] | str | None:
-        """A non-empty dict or list as a block document's text (or pieces, some pending), or None for PyYAML."""
+    def _text(self, obj: Any) -> str | None:
+        """A non-empty dict or list as a block document's text (placeholders in it, maybe), or None for PyYAML."""
         if not obj or type(obj) not in (dict, list):
             return None  # an empty root is a flow "{}" written on the "---" line; a scalar root is PyYAML's
-        out: list[_Piece] = []
+        out: list[str] = []
         self._seen = set()
-        pending = self._pending
         try:
             if type(obj) is dict:
                 self._mapping(out, obj, 0, False, 0)
@@ -259,37 +246,39 @@ class Writer:
             return None
         finally:
             self._seen = set()
-        return out if self._pending != pending else "".join(out)  # type: ignore[arg-type]
+        return "".join(out)
 
-    def _fill(self, pieces: list[_Piece]) -> str | None:
-        filled: list[str] = []
-        for piece in pieces:
-            if isinstance(piece, str):
-                filled.append(piece)
-            elif piece.key:
-                name = self._keys[piece.ident]
+    def _fill(self, text: str) -> str | None:
+        """``text`` with its placeholders filled, or None if one stands for text PyYAML must write."""
+        parts = text.split(_MARK)
+        for i in range(1, len(parts), 2):
+            ident, indent, key = self._slots[int(parts[i])]
+            if key:
+                name = self._keys[ident]
                 if name is None:
                     return None
-                filled.append(name)
+                parts[i] = name
             else:
-                found = self._values[piece.ident]
+                found = self._values[ident]
                 if found is _FOLDED:
                     return None
-                filled.append(found if isinstance(found, str) else self._block_text(found, piece.indent))
-        return "".join(filled)
+                parts[i] = found if isinstance(found, str) else self._block_text(found, indent)
+        return "".join(parts)
 
     def documents(self, objects: list[Any]) -> Iterator[str]:
         """The stream's text in pieces, in order: ``"".join`` them for the whole stream."""
         for start in range(0, len(objects), self.chunk):
             chunk = objects[start : start + self.chunk]
-            written = [self._pieces(obj) for obj in chunk]
+            written = [self._text(obj) for obj in chunk]
             try:
                 self._learn()
             except ValueError:  # PyYAML wrote the batch in a shape not foreseen: let it write the chunk
                 self._new_values, self._new_keys = {}, {}
                 written = [None] * len(chunk)
-            for index, (obj, pieces) in enumerate(zip(chunk, written, strict=True), start):
-                text = pieces if pieces is None or isinstance(pieces, str) else self._fill(pieces)
+            if self._slots:
+                written = [None if t is None else self._fill(t) if _MARK in t else t for t in written]
+                self._slots, self._placeholders = [], {}
+            for index, (obj, text) in enumerate(zip(chunk, written, strict=True), start):
                 if text is not None:
                     yield text if index == 0 else "---\n" + text
                 elif index == 0:

@@ -23,6 +23,7 @@ LOOK_ALIKES = [
     "\u2028", "\u0085", "\ufeff", "\x07", "\U0001f600", "x" * 130, "a " * 80,
     "line\n", "two\nlines", "\n", "\n\n", "keep\n\n", " indented\nfirst", "tabs\n\tin", "end  \nspaces  ",
     "\n lead", "a\r\nb", "x\n...\ny", "x\n---\ny", "long " * 60 + "\nnext",
+    "\x00", "a\x000\x00b", "\x001\x00", "nul\x00\nline",  # the writer's own placeholder mark, as text
 ]  # fmt: skip
 text = st.one_of(st.sampled_from(LOOK_ALIKES), st.text(max_size=40), st.text(alphabet="ab \n:-#'\"", max_size=12))
 scalar = st.one_of(
