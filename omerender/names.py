@@ -39,11 +39,15 @@ def _shorten(text: str, max_length: int, hash_prefix: str) -> str:
 
 
 def truncate_with_hash(text: str, max_length: int) -> str:
+    if len(text) <= max_length:
+        return text  # _shorten's answer, without hashing
     return _shorten(text, max_length, _hash8(text))
 
 
 def truncate_name(name: str, max_length: int = 63) -> str:
     """OME's TruncateNameWithMaxLength: a hashed prefix that never starts with a digit."""
+    if len(name) <= max_length:
+        return name  # _shorten's answer, without hashing
     prefix = _hash8(name)
     if prefix[0].isdigit():
         prefix = "a" + prefix[1:]
