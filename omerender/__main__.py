@@ -1,3 +1,3 @@
-from omerender.cli import main
+from omerender.cli import run
 
-main()
+run()

@@ -10,7 +10,7 @@ import click
 
 from omerender import __version__
 from omerender.cli import build, completion, factor, forest, gitops, lifecycle
-from omerender.cli.common import ARGV_KEY
+from omerender.cli.common import ARGV_KEY, exit_hard
 
 
 class _Main(click.Group):
@@ -34,3 +34,8 @@ def main() -> None:
 for _family in (build, factor, forest, gitops, lifecycle, completion):
     for _command in _family.COMMANDS:
         main.add_command(_command)
+
+
+def run() -> None:
+    """The console entry point (and ``python -m omerender``): ``main``, ended by ``exit_hard``."""
+    exit_hard(main)

@@ -12,6 +12,7 @@ from omerender.cli.common import (
     build_options,
     controller_config_option,
     guard,
+    keep_to_exit,
     kube_version_option,
     lock_file_option,
     model_metadata_option,
@@ -132,7 +133,9 @@ def build(
         ),
         stdin,
     )
+    keep_to_exit(result)
     selection = emitted(result, out, output_dir)
+    keep_to_exit(selection)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)
     if result.failed:
         sys.exit(EXIT_FINDINGS)
