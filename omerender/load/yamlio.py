@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple, cast
 
 import yaml
@@ -38,6 +39,12 @@ _NULL = "tag:yaml.org,2002:null"
 class _Loader(yaml.CSafeLoader):
     tidy = True  # a mapping built since the flag was last cleared has a key that is not text, or a null value
 
+    def resolve(self, kind: type[yaml.Node], value: str, implicit: tuple[bool, bool]) -> str:
+        """PyYAML's resolve, with a plain scalar's tag looked up once per text (libyaml asks for every scalar)."""
+        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
+            return _implicit_tag(value)
+        return cast(str, super().resolve(kind, value, implicit))  # type: ignore[no-untyped-call]
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[tuple[str, str], yaml.Node] = {}
         for key_node, value_node in node.value:
@@ -55,6 +62,56 @@ class _Loader(yaml.CSafeLoader):
                 seen[ident] = key_node
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
+
+
+@lru_cache(maxsize=1 << 14)
+def _implicit_tag(value: str) -> str:
+    """The tag of a plain scalar, as ``BaseResolver.resolve`` finds it (SafeLoader has no path resolvers)."""
+    resolvers = _Loader.yaml_implicit_resolvers
+    for tag, regexp in resolvers.get(value[:1], []) + resolvers.get(None, []):
+        if regexp.match(value):
+            return cast(str, tag)
+    return _Loader.DEFAULT_SCALAR_TAG
+
+
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_VALUE = "tag:yaml.org,2002:value"  # a plain "=": text as a key (SafeConstructor.flatten_mapping), an error as a value
+
+
+def construct_plain(loader: _Loader, node: yaml.Node) -> Any:
+    """``loader.construct_document(node)`` for a text without anchors, tags or merge keys, where no node is reached
+    twice: built node by node, without PyYAML's bookkeeping for shared and recursive nodes, and noting ``tidy``
+    as ``_Loader.construct_mapping`` does. Raises on anything else; the caller then asks PyYAML itself."""
+    constructors = loader.yaml_constructors
+    scalar, sequence = yaml.ScalarNode, yaml.SequenceNode
+
+    def build(node: yaml.Node) -> Any:
+        kind, tag = type(node), node.tag
+        if kind is scalar:
+            return node.value if tag == _STR else constructors[tag](loader, node)
+        if kind is sequence and tag == _SEQ:
+            return [build(item) for item in node.value]
+        if tag != _MAP:
+            raise _NotPlain
+        mapping: dict[Any, Any] = {}
+        keys: set[tuple[str, str]] = set()
+        for key_node, value_node in node.value:
+            key_tag = key_node.tag
+            if key_tag != _STR or value_node.tag == _NULL:
+                loader.tidy = False
+            if type(key_node) is not scalar or (key_tag, key_node.value) in keys:
+                raise _NotPlain  # a complex or duplicate key: PyYAML's own errors
+            keys.add((key_tag, key_node.value))
+            key = key_node.value if key_tag in (_STR, _VALUE) else build(key_node)
+            mapping[key] = build(value_node)
+        return mapping
+
+    return build(node)
+
+
+class _NotPlain(Exception):
+    """A node ``construct_plain`` leaves to PyYAML."""
 
 
 def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
@@ -189,6 +246,7 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
         count_nodes(text)
     loader = _Loader(text)
     check_shape = "&" in text or _may_nest_deeply(text)
+    plain = not check_shape and "!" not in text and "<<" not in text  # no anchor, tag or merge key: construct_plain
     go_numbers = may_hold(text)
     try:
         for index, node in enumerate(_roots(loader)):
@@ -200,7 +258,13 @@ def parse_documents(text: str) -> Iterator[ParsedDocument]:
                     f"aliases in this document repeat more than {MAX_ALIAS_TEXT} characters of text", node
                 )
             loader.tidy = True
-            data = loader.construct_document(node)
+            try:
+                data = construct_plain(loader, node) if plain else loader.construct_document(node)
+            except Exception:
+                if not plain:
+                    raise
+                loader.tidy = True  # PyYAML decides: the same data, or its own error with its marks
+                data = loader.construct_document(node)
             if go_numbers:
                 reread_quantities(node, data)
             if data is not None:
