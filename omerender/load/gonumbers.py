@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-_TRIGGER = re.compile(r"[0-9][eE][-+]?[0-9]|0[oO][0-7]|[0-9]:[0-9]")
+_TRIGGER = re.compile(r"[0-9](?:[eE][-+]?[0-9]|:[0-9])|0[oO][0-7]")  # 1e3, 1:20, 0o17
 _GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
 _GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _INT64 = 1 << 63

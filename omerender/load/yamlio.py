@@ -199,7 +199,6 @@ def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
     return measure(node, limit).nodes
 
 
-_PREFIX = re.compile(r"^[ ?:-]*", re.MULTILINE)
 
 
 def count_nodes(text: str, limit: int = MAX_FILE_NODES, problem: str = "") -> int:
@@ -230,7 +229,13 @@ def _may_nest_deeply(text: str) -> bool:
     flow = text.count("[") + text.count("{")
     if flow > MAX_DEPTH // 2:
         return True
-    return flow + max((len(m) for m in _PREFIX.findall(text)), default=0) + 2 > MAX_DEPTH
+    return _prefix_of(MAX_DEPTH - 1 - flow).search(text) is not None  # a line's prefix + flow + 2 > MAX_DEPTH
+
+
+@lru_cache(maxsize=MAX_DEPTH)
+def _prefix_of(length: int) -> re.Pattern[str]:
+    """A line that starts with at least ``length`` characters of indentation and block indicators."""
+    return re.compile(rf"^[ ?:-]{{{length}}}", re.MULTILINE)
 
 
 def parse_documents(text: str) -> Iterator[ParsedDocument]:
