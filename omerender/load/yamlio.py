@@ -82,32 +82,29 @@ _VALUE = "tag:yaml.org,2002:value"  # a plain "=": text as a key (SafeConstructo
 def construct_plain(loader: _Loader, node: yaml.Node) -> Any:
     """``loader.construct_document(node)`` for a text without anchors, tags or merge keys, where no node is reached
     twice: built node by node, without PyYAML's bookkeeping for shared and recursive nodes, and noting ``tidy``
-    as ``_Loader.construct_mapping`` does. Raises on anything else; the caller then asks PyYAML itself."""
-    constructors = loader.yaml_constructors
-    scalar, sequence = yaml.ScalarNode, yaml.SequenceNode
+    as ``_Loader.construct_mapping`` does. Raises on anything else; the caller then asks PyYAML itself.
 
-    def build(node: yaml.Node) -> Any:
-        kind, tag = type(node), node.tag
-        if kind is scalar:
-            return node.value if tag == _STR else constructors[tag](loader, node)
-        if kind is sequence and tag == _SEQ:
-            return [build(item) for item in node.value]
-        if tag != _MAP:
-            raise _NotPlain
-        mapping: dict[Any, Any] = {}
-        keys: set[tuple[str, str]] = set()
-        for key_node, value_node in node.value:
-            key_tag = key_node.tag
-            if key_tag != _STR or value_node.tag == _NULL:
-                loader.tidy = False
-            if type(key_node) is not scalar or (key_tag, key_node.value) in keys:
-                raise _NotPlain  # a complex or duplicate key: PyYAML's own errors
-            keys.add((key_tag, key_node.value))
-            key = key_node.value if key_tag in (_STR, _VALUE) else build(key_node)
-            mapping[key] = build(value_node)
-        return mapping
-
-    return build(node)
+    A module function, not a closure: a recursive closure is a reference cycle, which would keep the loader
+    (and libyaml's buffers) alive while the collector is paused."""
+    kind, tag = type(node), node.tag
+    if kind is yaml.ScalarNode:
+        return node.value if tag == _STR else loader.yaml_constructors[tag](loader, node)
+    if kind is yaml.SequenceNode and tag == _SEQ:
+        return [construct_plain(loader, item) for item in node.value]
+    if tag != _MAP:
+        raise _NotPlain
+    mapping: dict[Any, Any] = {}
+    keys: set[tuple[str, str]] = set()
+    for key_node, value_node in node.value:
+        key_tag = key_node.tag
+        if key_tag != _STR or value_node.tag == _NULL:
+            loader.tidy = False
+        if type(key_node) is not yaml.ScalarNode or (key_tag, key_node.value) in keys:
+            raise _NotPlain  # a complex or duplicate key: PyYAML's own errors
+        keys.add((key_tag, key_node.value))
+        key = key_node.value if key_tag in (_STR, _VALUE) else construct_plain(loader, key_node)
+        mapping[key] = construct_plain(loader, value_node)
+    return mapping
 
 
 class _NotPlain(Exception):
@@ -197,8 +194,6 @@ def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> Shape:
 def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
     """Number of nodes the document has once every alias is expanded, counted up to ``limit``."""
     return measure(node, limit).nodes
-
-
 
 
 def count_nodes(text: str, limit: int = MAX_FILE_NODES, problem: str = "") -> int:

@@ -48,22 +48,23 @@ def _out_of_range(value: Any) -> list[tuple[tuple[Any, ...], int]]:
     Labels and annotations are string maps (a number there is a type error, not an int32 field).
     """
     found: list[tuple[tuple[Any, ...], int]] = []
-    low, high = INT32
-
-    def walk(current: Any, where: list[Any]) -> None:
-        items = current.items() if type(current) is dict else enumerate(current)
-        for key, item in items:
-            kind = type(item)
-            if kind is int:
-                if (item < low or item > high) and key in INT32_FIELDS and type(current) is dict:
-                    found.append(((*where, key), item))
-            elif (kind is dict and key not in STRING_MAPS) or kind is list:
-                where.append(key)
-                walk(item, where)
-                where.pop()
-
-    walk(value, [])
+    _walk(value, [], found)
     return found
+
+
+def _walk(current: Any, where: list[Any], found: list[tuple[tuple[Any, ...], int]]) -> None:
+    """``_out_of_range``'s walk; a module function, as a recursive closure is a cycle the paused collector keeps."""
+    low, high = INT32
+    items = current.items() if type(current) is dict else enumerate(current)
+    for key, item in items:
+        kind = type(item)
+        if kind is int:
+            if (item < low or item > high) and key in INT32_FIELDS and type(current) is dict:
+                found.append(((*where, key), item))
+        elif (kind is dict and key not in STRING_MAPS) or kind is list:
+            where.append(key)
+            _walk(item, where, found)
+            where.pop()
 
 
 def _dotted(path: tuple[Any, ...]) -> str:
