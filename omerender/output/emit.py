@@ -233,26 +233,17 @@ def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj
     models = [*result.universe.cluster_models.values(), *result.universe.models.values()]
     any_model = any(has(m) for m in models)
 
+    rendered: dict[int, tuple[list[Obj], bool]] = {}  # by sources list: an InferenceService's objects share one
+
     def may(source: Obj | None, sources: list[Obj]) -> bool:
         if source is not None:
             return has(source) or any(has(s) for s in sources)
-        return any_model or not sources or any(has(s) for s in sources)
+        found = rendered.get(id(sources))
+        if found is None or found[0] is not sources:  # the list is kept with its verdict, so its id stays its own
+            found = rendered[id(sources)] = (sources, any_model or not sources or any(has(s) for s in sources))
+        return found[1]
 
     return may
-
-
-def _may(
-    may_substitute: Callable[[Obj | None, list[Obj]], bool],
-    known: dict[int, bool],
-    source: Obj | None,
-    sources: list[Obj],
-) -> bool:
-    """``may_substitute``, asked once per sources list for rendered objects (``select`` keeps those lists alive)."""
-    if source is not None:
-        return may_substitute(source, sources)
-    if id(sources) not in known:
-        known[id(sources)] = may_substitute(None, sources)
-    return known[id(sources)]
 
 
 def _annotated(body: dict[str, Any]) -> dict[str, Any]:
@@ -296,12 +287,11 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             if not found[1]:
                 ome.append((None, body, found[0]))
     may_substitute = _substitution_sources(result)
-    may_by_sources: dict[int, bool] = {}  # rendered objects: by their (shared) sources list
     origins: dict[int, list[Obj]] = {}
     for source, body, sources in ome:
         if options.flux_substitute_disabled:
             body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
-        elif _may(may_substitute, may_by_sources, source, sources):
+        elif may_substitute(source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
             if note is not None:
                 selection.diagnostics.append(note)
