@@ -38,7 +38,7 @@ def test_profile_change_lists_exactly_the_isvcs_that_roll_out(run_cli, locked_fl
     assert [r["inferenceService"] for r in report["rollouts"]] == expected
     for rollout in report["rollouts"]:
         [obj] = rollout["objects"]
-        assert obj["object"] == f"Deployment/{rollout['inferenceService'].split('/')[1]}-engine"
+        assert obj["object"] == f"Deployment.apps/{rollout['inferenceService'].split('/')[1]}-engine"
         assert obj["changes"] == [
             {"path": IMAGE_PATH, "change": "changed", "old": OLD_IMAGE, "new": NEW_IMAGE, "origin": "fleet-profile"}
         ]
@@ -73,7 +73,8 @@ def test_text_and_markdown(run_cli, locked_fleet, tmp_path):
     markdown = run_cli("diff", str(locked_fleet), str(new), "--format", "markdown").stdout
     assert markdown.startswith("### omerender diff\n")
     assert (
-        f'| Deployment/svc-0-engine | `{IMAGE_PATH}` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` | fleet-profile |' in markdown
+        f'| `Deployment.apps/svc-0-engine` | `{IMAGE_PATH}` | `changed` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` '
+        "| `fleet-profile` |" in markdown
     )
     assert "#### Pinned InferenceServices drifting" in markdown
 
@@ -83,12 +84,12 @@ def test_no_change_exits_0(run_cli, fleet):
     assert (done.exit_code, done.stdout) == (0, "No changes.\n")
 
 
-def test_broken_new_tree_exits_2_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
+def test_broken_new_tree_exits_4_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
     new = tmp_path / "broken"
     shutil.copytree(fleet, new)
     edit(new / "profiles.yaml", "name: fleet-profile", "name: renamed-profile")
     done = run_cli("diff", str(fleet), str(new), "--format", "json")
-    assert done.exit_code == 2
+    assert done.exit_code == 4  # not 2: that is a usage error
     report = json.loads(done.stdout)
     assert len(report["broken"]) == CHILDREN and report["rollouts"] == []
     assert "ParentNotFound" in {r["new"].split(" ")[-1].strip("()") for r in report["runtimes"] if r["new"]}
@@ -145,10 +146,12 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     assert report["runtimes"] == [] and report["drifting"] == []
     [rollout] = report["rollouts"]
     changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
-    args = changes[("Deployment", "spec.template.spec.containers[name=ome-container].args")]
+    args = changes[("Deployment.apps", "spec.template.spec.containers[name=ome-container].args")]
     assert (args["new"], args["origin"]) == (["--tp-size=2"], "InferenceService/llama-3-2-3b-instruct")
     hpa = [
-        c for (kind, _), c in changes.items() if kind == "HorizontalPodAutoscaler" and c["path"] == "spec.maxReplicas"
+        c
+        for (kind, _), c in changes.items()
+        if kind == "HorizontalPodAutoscaler.autoscaling" and c["path"] == "spec.maxReplicas"
     ]
     if hpa:  # rendered once the controller-fidelity work adds the HPA
         assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService/llama-3-2-3b-instruct")
