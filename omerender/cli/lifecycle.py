@@ -315,10 +315,10 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
     "--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW)."
 )
 @click.option(
-    "--old", "old_roots", multiple=True, type=click.Path(), metavar="PATH", help="A root of the old side. Repeatable."
+    "--old", "old_tree", multiple=True, type=click.Path(), metavar="PATH", help="A root of the old side. Repeatable."
 )
 @click.option(
-    "--new", "new_roots", multiple=True, type=click.Path(), metavar="PATH", help="A root of the new side. Repeatable."
+    "--new", "new_tree", multiple=True, type=click.Path(), metavar="PATH", help="A root of the new side. Repeatable."
 )
 @namespace_option
 @output_option(
@@ -343,8 +343,8 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 def diff(
     paths: tuple[str, ...],
     git_ref: str | None,
-    old_roots: tuple[str, ...],
-    new_roots: tuple[str, ...],
+    old_tree: tuple[str, ...],
+    new_tree: tuple[str, ...],
     namespace: str,
     output: str,
     legacy_format: str | None,
@@ -393,7 +393,7 @@ def diff(
         )
 
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
-        if git_ref is not None and (old_roots or new_roots):
+        if git_ref is not None and (old_tree or new_tree):
             raise click.UsageError("--against compares PATHS with GIT_REF: it takes no --old or --new")
         if git_ref is not None:
             if not paths:
@@ -409,7 +409,7 @@ def diff(
             )
             old_lock, new_lock = default_path(extracted), default_path(list(paths))
         else:
-            old_given, new_given = _two_sides(paths, old_roots, new_roots)
+            old_given, new_given = _two_sides(paths, old_tree, new_tree)
             (old_paths, old_roots), (new_paths, new_roots) = (
                 _sides(old_given, search_path, None),
                 _sides(new_given, search_path, None),

@@ -30,9 +30,11 @@ def visible(value: str) -> str:
 def code(value: str) -> str:
     """``value`` as a code span that nothing in it can close or break out of."""
     text = visible(value)
+    if not text:
+        return "` `"
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     fence = "`" * (longest + 1)
-    if not text or text[0] in "` " or text[-1] in "` ":
+    if text[0] in "` " or text[-1] in "` ":
         text = f" {text} "
     return f"{fence}{text}{fence}"
 

@@ -155,3 +155,53 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     ]
     if hpa:  # rendered once the controller-fidelity work adds the HPA
         assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService/llama-3-2-3b-instruct")
+
+
+ENV_PATH = "spec.template.spec.containers[name=ome-container].env"
+
+
+def _env_diff(run_cli, demo, tmp_path, env: str):
+    new = tmp_path / "new"
+    shutil.copytree(demo, new)
+    edit(
+        new / "profile.yaml",
+        "    runner:\n      name: ome-container\n",
+        f"    runner:\n      name: ome-container\n{env}",
+    )
+    done = run_cli("diff", str(demo), str(new), "-o", "json")
+    assert done.exit_code == 1, done
+    [rollout] = json.loads(done.stdout)["rollouts"]
+    [obj] = rollout["objects"]
+    return obj["changes"]
+
+
+def test_one_env_var_added_at_the_top_is_one_addition_from_the_profile(run_cli, demo, tmp_path):
+    changes = _env_diff(run_cli, demo, tmp_path, '      env:\n        - name: AAA_NEW\n          value: "1"\n')
+    new = {"name": "AAA_NEW", "value": "1"}
+    assert changes == [
+        {"path": f"{ENV_PATH}[name=AAA_NEW]", "change": "added", "old": None, "new": new, "origin": "sglang-profile"}
+    ]
+
+
+def test_a_reorder_is_reported_as_a_reorder(run_cli, demo, tmp_path):
+    # the controller appends MODEL_PATH and PARALLELISM_SIZE and sets the latter's value whatever the profile says;
+    # a profile that names PARALLELISM_SIZE puts it first: only the order changes, and pods roll out for it
+    changes = _env_diff(run_cli, demo, tmp_path, "      env:\n        - name: PARALLELISM_SIZE\n          value: '2'\n")
+    assert [(c["path"], c["change"], c["old"], c["new"]) for c in changes] == [
+        (ENV_PATH, "reordered", ["[name=MODEL_PATH]", "[name=PARALLELISM_SIZE]"],
+         ["[name=PARALLELISM_SIZE]", "[name=MODEL_PATH]"]),
+    ]  # fmt: skip
+
+
+def test_a_value_change_is_one_change_with_each_side_s_value(run_cli, demo, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(demo, old)
+    anchor = "    runner:\n      name: ome-container\n"
+    edit(old / "profile.yaml", anchor, f"{anchor}      env: [{{name: A, value: x}}, {{name: B, value: y}}]\n")
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    edit(new / "profile.yaml", "{name: A, value: x}", "{name: A, value: z}")
+    [rollout] = json.loads(run_cli("diff", str(old), str(new), "-o", "json").stdout)["rollouts"]
+    assert rollout["objects"][0]["changes"] == [
+        {"path": f"{ENV_PATH}[name=A].value", "change": "changed", "old": "x", "new": "z", "origin": "sglang-profile"}
+    ]
