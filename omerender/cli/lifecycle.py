@@ -23,6 +23,7 @@ from omerender.cli.common import (
     search_path_option,
     stdin,
     strict_option,
+    subjects_of,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_TREE_BROKEN, EXIT_USAGE
@@ -82,7 +83,7 @@ def effective(
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -190,7 +191,7 @@ def lock_command(
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -351,7 +352,7 @@ def diff(
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -419,7 +420,8 @@ def diff(
         hidden = _searched_isvcs(old, old_roots) | _searched_isvcs(new, new_roots)
         diagnostics = _relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
-    report(shown, report_format, report_file, max_errors, verbose)
+    sides = subjects_of(new) if git_ref else lambda: [*subjects_of(old)(), *subjects_of(new)()]
+    report(shown, report_format, report_file, max_errors, verbose, sides)
     comparison = compare(old, new, hidden)
     fmt = legacy_format or output
     if fmt == "markdown":  # with the picture of the affected subtree, which needs the new build
