@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from lifecycle_helpers import CHILDREN, FLEET_NS, NEW_IMAGE, OLD_IMAGE, edit
@@ -205,3 +206,16 @@ def test_a_value_change_is_one_change_with_each_side_s_value(run_cli, demo, tmp_
     assert rollout["objects"][0]["changes"] == [
         {"path": f"{ENV_PATH}[name=A].value", "change": "changed", "old": "x", "new": "z", "origin": "sglang-profile"}
     ]
+
+
+def test_a_knative_service_is_named_with_its_group(run_cli, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "cases" / "fidelity-serverless" / "input", old)
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    edit(new / "runtime.yaml", "image: engine:1", "image: engine:2")
+    done = run_cli("diff", str(old), str(new), "-o", "json")
+    assert done.exit_code == 1, done
+    [rollout] = json.loads(done.stdout)["rollouts"]
+    names = [o["object"] for o in rollout["objects"]]
+    assert names and all(n.startswith("Service.serving.knative.dev/") for n in names), names
