@@ -234,7 +234,9 @@ def test_diagnostics_cannot_close_their_fence(tmp_path):
     runtime.write_text("apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: 'x````y @octocat'}\n")
     stubs, _ = _stubs(tmp_path)
     body = tmp_path / "body.md"
-    env = _env(stubs, BASE_REF="main", OMERENDER_PATHS="manifests", BODY_FILE=str(body), OMERENDER_PYTHON=sys.executable)
+    env = _env(
+        stubs, BASE_REF="main", OMERENDER_PATHS="manifests", BODY_FILE=str(body), OMERENDER_PYTHON=sys.executable
+    )
     subprocess.run(["bash", str(GITHUB / "comment-body.sh")], cwd=work, env=env, capture_output=True, check=False)
     text = body.read_text()
     assert "x````y" in text and "\n`````\n" in text  # the fence is longer than the longest run inside
