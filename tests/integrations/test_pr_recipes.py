@@ -95,7 +95,10 @@ def _stubs(tmp_path: Path) -> tuple[Path, Path]:
             f'  mkdir -p "$3/bin"; cat > "$3/bin/python" <<\'STUB\'\n{venv_python}STUB\n'
             f'  chmod +x "$3/bin/python"; exit 0\nfi\nexec "{real}" $flags "$@"\n'
         ),
-        "gh": f'echo "gh $*" >> "{log}"\ncase "$*" in *--jq*) printf "%s" "${{STUB_EXISTING:-}}";; esac\n',
+        "gh": (
+            f'echo "gh $*" >> "{log}"\ncase "$*" in *--jq*) printf "%s" "${{STUB_EXISTING:-}}";; '
+            '*--method*) exit "${STUB_GH_WRITE:-0}";; esac\n'
+        ),
     }
     for name, body in scripts.items():
         path = folder / name
@@ -257,6 +260,14 @@ def test_action_posts_one_comment_then_updates_it(tmp_path):
     again = run_action(work, tmp_path / "b", {"paths": "manifests"}, STUB_EXISTING="42")
     assert again.calls[-1].startswith("gh api --method PATCH repos/acme/models/issues/comments/42 -F body=@")
     _not_imported(work)
+
+
+def test_a_fork_token_that_cannot_comment_does_not_fail_the_step(tmp_path):
+    work = _scratch(tmp_path, "bump")
+    summary = tmp_path / "summary.md"
+    ran = run_action(work, tmp_path / "a", {"paths": "manifests"}, STUB_GH_WRITE="1", GITHUB_STEP_SUMMARY=str(summary))
+    assert [c for _, c in ran.codes] == [0, 0, 0, 0], ran
+    assert "could not comment on #7" in ran.stderr and summary.read_text().startswith(MARKER)
 
 
 def test_action_fails_on_errors_and_optionally_on_change(tmp_path):

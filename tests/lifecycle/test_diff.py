@@ -98,6 +98,11 @@ def test_broken_new_tree_exits_4_and_lists_what_no_longer_renders(run_cli, fleet
 
 def test_usage_errors(run_cli, fleet):
     assert run_cli("diff", str(fleet)).exit_code == 2
+    assert run_cli("diff", "--old", str(fleet)).exit_code == 2  # --old without --new
+    assert run_cli("diff", "--old", str(fleet), "--new", str(fleet), str(fleet)).exit_code == 2  # both forms
+    assert run_cli("diff", "--against", "HEAD", "--old", str(fleet), "--new", str(fleet)).exit_code == 2
+    same = run_cli("diff", "--old", str(fleet), "--new", str(fleet))
+    assert (same.exit_code, same.stdout) == (0, "No changes.\n")
     assert run_cli("diff", str(fleet), "--against", "HEAD").exit_code == 2  # not in a git work tree
 
 
