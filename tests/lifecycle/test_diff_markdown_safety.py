@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
+import markdown_it
 from lifecycle_helpers import edit
-
-markdown_it = pytest.importorskip("markdown_it")
 
 BACKTICK = "--mem-frac=0.9` @octocat <img src=x onerror=alert(1)> [x](https://evil.example/a) ``` www.evil.example `"
 LINE_BREAK = "ok\r\n# Injected heading\n<script>alert(1)</script>\r| forged | row |"

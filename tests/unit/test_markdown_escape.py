@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import markdown_it
 import pytest
 
 from omerender.output.markdown import cell, code, visible
-
-markdown_it = pytest.importorskip("markdown_it")
 
 
 @pytest.mark.parametrize(
