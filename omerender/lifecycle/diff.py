@@ -148,7 +148,7 @@ def _changes(
     runner: Any,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for change in fielddiff.compare(old, new):
+    for change in fielddiff.compare(old or {}, new or {}):  # an object that comes or goes: field by field
         removed = change.kind == "removed"
         where = old if removed else new
         source = _config_path(where, change.path, runner) if where is not None else None

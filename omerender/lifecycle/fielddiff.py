@@ -81,6 +81,10 @@ def _key_fields(field: str, old: list[Any], new: list[Any]) -> tuple[str, ...] |
     return None
 
 
+def _keyed_field(field: Any, value: Any) -> bool:
+    return isinstance(value, list) and _key_fields(str(field), value, []) is not None
+
+
 def _by_key(items: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[Item, dict[str, Any]]:
     return {Item(fields, tuple(i.get(f) for f in fields)): i for i in items}
 
@@ -99,12 +103,15 @@ def _walk(old: Any, new: Any, path: tuple[Segment, ...], field: str, out: list[F
         out.append(FieldChange(path, "added" if old is None else "removed", old, new))
     elif isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
-            if key not in new:
-                out.append(FieldChange((*path, str(key)), "removed", old[key], None))
-            elif key not in old:
-                out.append(FieldChange((*path, str(key)), "added", None, new[key]))
+            field_path = (*path, str(key))
+            if key in old and key in new:
+                _walk(old[key], new[key], field_path, str(key), out)
+            elif _keyed_field(key, old.get(key, new.get(key))):  # a keyed list that appears or goes: per item
+                _walk(old.get(key, []), new.get(key, []), field_path, str(key), out)
+            elif key not in new:
+                out.append(FieldChange(field_path, "removed", old[key], None))
             else:
-                _walk(old[key], new[key], (*path, str(key)), str(key), out)
+                out.append(FieldChange(field_path, "added", None, new[key]))
     elif isinstance(old, list) and isinstance(new, list) and (fields := _key_fields(field, old, new)):
         _walk_keyed(_by_key(old, fields), _by_key(new, fields), path, field, out)
     else:

@@ -55,3 +55,11 @@ def test_service_ports_key_by_port():
     old = {"ports": [{"port": 80, "name": "http"}]}
     new = {"ports": [{"port": 80, "name": "web"}]}
     assert compare(old, new) == [FieldChange(("ports", Item(("port",), (80,)), "name"), "changed", "http", "web")]
+
+
+def test_a_keyed_list_that_appears_is_one_addition_per_item():
+    assert compare({}, _env(A, B)) == [
+        FieldChange(("env", name("A")), "added", None, A),
+        FieldChange(("env", name("B")), "added", None, B),
+    ]
+    assert compare(_env(A), {}) == [FieldChange(("env", name("A")), "removed", A, None)]
