@@ -6,7 +6,7 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -161,10 +161,10 @@ def _report_targets(ctx: click.Context, param: click.Parameter, values: tuple[st
     return values
 
 
-def subjects_of(result: Any) -> Callable[[], Any]:
+def subjects_of(result: Any) -> Callable[[], Sequence[Any]]:
     """The runtimes and InferenceServices of ``result`` for the junit report, read only if it is asked for."""
 
-    def read() -> Any:
+    def read() -> Sequence[Any]:
         from omerender.output.ci_reports import subjects_of as read_subjects
 
         return read_subjects(result)
@@ -178,7 +178,7 @@ def report(
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
-    subjects: Any = (),
+    subjects: Sequence[Any] | Callable[[], Sequence[Any]] = (),
 ) -> None:
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to
     ``report_file`` or stderr. ``subjects``: the runtimes and InferenceServices, for ``junit`` (or a function

@@ -316,10 +316,20 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
     "--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW)."
 )
 @click.option(
-    "--old", "old_tree", multiple=True, type=click.Path(), metavar="PATH", help="A root of the old side. Repeatable."
+    "--old",
+    "old_tree",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="A root of the old side (repeatable; with --new, instead of OLD NEW).",
 )
 @click.option(
-    "--new", "new_tree", multiple=True, type=click.Path(), metavar="PATH", help="A root of the new side. Repeatable."
+    "--new",
+    "new_tree",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="A root of the new side (repeatable; with --old, instead of OLD NEW).",
 )
 @namespace_option
 @output_option(
