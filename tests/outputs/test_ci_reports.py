@@ -40,7 +40,8 @@ def test_junit_is_valid_and_has_one_case_per_runtime_and_isvc(run_cli, findings)
     kinds = {kind for kind, _ in cases}
     assert {"ServingRuntime", "InferenceService"} <= kinds, cases.keys()
     failed = [key for key, c in cases.items() if "failure" in c]
-    assert len(failed) == suite["@failures"] == 1, failed
+    assert failed == [("ServingRuntime", "demo/child")] and suite["@failures"] == 1, failed
+    assert {("ClusterServingRuntime", "profile"), ("InferenceService", "demo/llama")} <= cases.keys()
     [failure] = [cases[key]["failure"] for key in failed]
     assert failure["@type"] == "request-above-limit" and failure["$"].count("error: [request-above-limit]") == 2
     assert "unknown-field" in cases[failed[0]]["system-out"]
