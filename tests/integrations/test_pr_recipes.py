@@ -225,6 +225,7 @@ def test_comment_body_script_follows_diff_exit_codes(tmp_path, change, code):
         assert "No changes." in text
     else:
         assert "omerender diff failed (exit 4)" in text and 'inherit-from parent "sglang-profile" not found' in text
+        assert "InferenceServices that no longer render" in text  # the report follows the diagnostics
     _not_imported(work)
 
 
@@ -337,6 +338,8 @@ def test_gitlab_template_exit_codes(tmp_path):
     work = _scratch(tmp_path / "x", "break")
     code, calls, done = run_gitlab(work, tmp_path / "a")
     assert code == 4 and "omerender diff exited 4" in done.stdout
+    body = (work / "omerender-diff-comment.md").read_text()
+    assert "omerender diff failed (exit 4)" in body and "no longer render" in body
     assert not any(c.startswith("curl") for c in calls), "no token: nothing is posted"
     code, _, done = run_gitlab(_scratch(tmp_path / "y", "none"), tmp_path / "b", OMERENDER_FAIL_ON_CHANGE="true")
     assert code == 0 and "omerender diff exited 0" in done.stdout
