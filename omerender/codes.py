@@ -229,7 +229,7 @@ ACCELERATOR_CLASS_ERROR = _code(
 ACCELERATOR_POLICY_NOT_EMULATED = _code(
     "accelerator-policy-not-emulated",
     ERROR,
-    "an accelerator policy omerender does not emulate (BestFit, Cheapest, MostCapable)",
+    "an accelerator policy choice omerender cannot decide (a tie among more than 12 scored candidates)",
     "OME acceleratorclassselector",
 )
 ACCELERATOR_CLASS = _code("accelerator-class", INFO, "the AcceleratorClass a component runs on", "OME selector.go")
