@@ -276,7 +276,11 @@ def _cheapest(names: list[str], specs: list[dict[str, Any]]) -> Choice:
             if value < best:  # findCheapestByCost (:333-344) and the tier loop (:348-360): strictly less
                 best_name, best = name, value
         listed = ", ".join(f"{n} {raw}" for n, raw in members)
-        return Choice(best_name, f"Cheapest by {kind} cost (selectCheapest): {listed}")
+        how = f"Cheapest by {kind} cost (selectCheapest): {listed}"
+        tied = [n for n, raw in members if value_of(raw) == best]
+        if len(tied) > 1:
+            how += f"; {', '.join(tied)} cost the same and the first in the runtime's order wins"
+        return Choice(best_name, how)
     return Choice(None, "Cheapest: no candidate has cost data, so OME selects no class (selectCheapest)")
 
 
