@@ -40,6 +40,7 @@ class Outcome:
     crash: str | None = None  # OME's controller would panic
     undecided: str | None = None  # omerender cannot tell which class OME picks
     how: str | None = None  # how a policy chose, or why it chose nothing
+    where: tuple[str, ...] = ("spec",)  # the keys of the policy that decided
 
 
 def cluster_classes(universe: Universe) -> dict[str, Obj]:
@@ -82,8 +83,13 @@ def resolve(
         constraints = found_constraints if isinstance(found_constraints, dict) else None
         specs = {n: o.spec for n, o in classes.items()}
         choice = accelerator_policy.select(str(policy), [str(c) for c in allowed], specs, constraints)
+        where = (
+            ("spec", component, "acceleratorOverride", "policy")
+            if own.get("policy")
+            else ("spec", "acceleratorSelector", "policy")
+        )
         if choice.crash is not None or choice.undecided is not None or choice.name is None:
-            return Outcome(crash=choice.crash, undecided=choice.undecided, how=choice.how or None)
+            return Outcome(crash=choice.crash, undecided=choice.undecided, how=choice.how or None, where=where)
         name, how = choice.name, choice.how
     name = str(name)
     if name not in classes:

@@ -119,11 +119,11 @@ def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
             ctx.problems.append(ctx.isvc.diag(ERROR, outcome.error, "spec", code=codes.ACCELERATOR_CLASS_ERROR))
             return False
         if outcome.crash is not None:
-            ctx.problems.append(ctx.isvc.diag(ERROR, outcome.crash, "spec", code=codes.OME_PANIC))
+            ctx.problems.append(ctx.isvc.diag(ERROR, outcome.crash, *outcome.where, code=codes.OME_PANIC))
             return False
         if outcome.undecided is not None:
             ctx.problems.append(
-                ctx.isvc.diag(ERROR, outcome.undecided, "spec", code=codes.ACCELERATOR_POLICY_NOT_EMULATED)
+                ctx.isvc.diag(ERROR, outcome.undecided, *outcome.where, code=codes.ACCELERATOR_POLICY_NOT_EMULATED)
             )
             return False
         found = outcome.found
