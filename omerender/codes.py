@@ -82,7 +82,10 @@ MODEL_RECONCILE_ERROR = _code(
     "ModelReconcileError", ERROR, "the InferenceService's model is missing or unusable", "OME event ModelReconcileError"
 )
 MODEL_CONFIG_ERROR = _code(
-    "ModelConfigError", ERROR, "the model ConfigMap cannot be built", "OME model config reconciler"
+    "ModelConfigError",
+    ERROR,
+    "the model ConfigMap cannot be built: its base model or FineTunedWeight is missing",
+    "OME model config reconciler",
 )
 DEPLOYMENT_MODE_ERROR = _code(
     "DeploymentModeError",
@@ -242,7 +245,7 @@ ACCELERATOR_PARTIAL = _code(
 FINE_TUNED_WEIGHT_ERROR = _code(
     "FineTunedWeightError",
     ERROR,
-    "the FineTunedWeight is missing, stacked or lacks configuration",
+    "the FineTunedWeights are stacked, or one is unnamed or lacks configuration",
     "OME components/base.go ReconcileFineTunedWeights",
 )
 FINE_TUNED_ADAPTER = _code(
