@@ -6,7 +6,7 @@ component from ``inferenceservice/controller.go:286,320``; the effects in ``comp
 ``components/base.go`` (``UpdateEnvVariables`` :180-189, ``MergeRuntimeArgumentsOverride`` :258-306,
 ``MergeEngineResources`` :323-330, ``UpdatePodSpecNodeSelector`` :193-226, ``UpdateEngineAffinity`` :348-356) and
 ``utils/merging.go`` (``MergeNodeSelector``, ``MergeResource``, ``MergeArgs``). The policies (FirstAvailable, and the
-scored BestFit, Cheapest and MostCapable) are in ``omerender.selection.accelerator_policy``.
+scored BestFit, Cheapest and MostCapable) are in ``omerender.render.accelerator_policy``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
+from omerender.render import accelerator_policy
 from omerender.resolve.index import Universe
-from omerender.selection import accelerator_policy
 from omerender.selection.matching import ACCELERATOR_REASON, accelerator_compatible
 from omerender.selection.scoring import supported_format_index
 

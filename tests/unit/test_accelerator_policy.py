@@ -1,4 +1,4 @@
-"""OME's accelerator policies (pkg/acceleratorclassselector at 17b77eda) as omerender.selection.accelerator_policy."""
+"""OME's accelerator policies (pkg/acceleratorclassselector at 17b77eda) as omerender.render.accelerator_policy."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from omerender.selection.accelerator_policy import (
+from omerender.render.accelerator_policy import (
     best_fit_score,
     capability_scores,
     meets_requirements,

@@ -14,7 +14,9 @@ BASE = {"modelFormat": {"name": "safetensors"}, "storage": {"storageUri": "hf://
 
 def obj(kind: str, name: str, spec: dict[str, Any], namespace: str = "") -> Obj:
     meta = {"name": name, **({"namespace": namespace} if namespace else {})}
-    return Obj("in.yaml", 0, {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": spec}, None, namespace)
+    return Obj(
+        "in.yaml", 0, {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": spec}, None, namespace
+    )
 
 
 def universe(*objects: Obj) -> Universe:
