@@ -232,7 +232,7 @@ ACCELERATOR_CLASS_ERROR = _code(
 ACCELERATOR_POLICY_NOT_EMULATED = _code(
     "accelerator-policy-not-emulated",
     ERROR,
-    "an accelerator policy choice omerender cannot decide (a tie among more than 12 scored candidates)",
+    "an accelerator policy choice omerender cannot decide (a top tie among 13+ candidates, or a refused value)",
     "OME acceleratorclassselector",
 )
 ACCELERATOR_CLASS = _code("accelerator-class", INFO, "the AcceleratorClass a component runs on", "OME selector.go")

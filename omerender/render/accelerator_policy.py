@@ -40,7 +40,7 @@ class Choice:
 
 
 class _Unparsable(Exception):
-    """A quantity OME's API server would have refused; the class cannot be scored."""
+    """A value OME's API server would have refused (a bad Quantity, a non-integer int64): nothing to compare."""
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -49,13 +49,13 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def _int(value: Any) -> int | None:
     """An int64 field; ``None`` for a nil pointer."""
-    if isinstance(value, bool) or value is None:
+    if value is None:
         return None
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    return None
+    raise _Unparsable(f"{value!r} where an integer belongs")
 
 
 def _quantity(value: Any) -> Fraction | None:
@@ -65,7 +65,7 @@ def _quantity(value: Any) -> Fraction | None:
     try:
         return parse(value)
     except (ValueError, TypeError) as exc:
-        raise _Unparsable(f"quantity {value!r}") from exc
+        raise _Unparsable(f"{value!r} where a quantity belongs") from exc
 
 
 def _value(value: Any) -> int | None:
@@ -293,6 +293,18 @@ def select(
     policy: str, candidates: list[str], classes: dict[str, dict[str, Any]], constraints: dict[str, Any] | None
 ) -> Choice:
     """``getAcceleratorClassByPolicy``: ``candidates`` is the runtime's list, ``classes`` the specs by name."""
+    try:
+        return _select(policy, candidates, classes, constraints)
+    except _Unparsable as exc:
+        message = (
+            f"accelerator policy {policy}: a candidate AcceleratorClass holds {exc}, which Kubernetes would refuse"
+        )
+        return Choice(None, "", undecided=message)
+
+
+def _select(
+    policy: str, candidates: list[str], classes: dict[str, dict[str, Any]], constraints: dict[str, Any] | None
+) -> Choice:
     names = list(dict.fromkeys(candidates))
     missing = [n for n in names if n not in classes]
     if missing:
@@ -307,23 +319,20 @@ def select(
     if len(survivors) == 1:
         return Choice(survivors[0], f"{policy}: the only candidate that passes the constraints, returned unscored")
     specs = [classes[n] for n in survivors]
-    try:
-        if policy == BEST_FIT:
-            if constraints is None:
-                return Choice(
-                    None,
-                    "",
-                    crash=(
-                        f"accelerator policy BestFit without acceleratorSelector.constraints and {len(survivors)} "
-                        "candidates: OME's calculateMemoryFitScore reads constraints.MinMemory through a nil pointer "
-                        "(policy_helpers.go:200) and the controller crashes (nil-pointer panic); set constraints"
-                    ),
-                )
-            scores = [best_fit_score(spec, constraints) for spec in specs]
-            return _highest(survivors, scores, policy, "calculateBestFitScore")
-        if policy == MOST_CAPABLE:
-            precisions = [str(p) for p in _dict(constraints).get("preferredPrecisions") or []]
-            return _highest(survivors, capability_scores(specs, precisions), policy, "calculateCapabilityScore")
-        return _cheapest(survivors, specs)
-    except _Unparsable as exc:
-        return Choice(None, "", undecided=f"accelerator policy {policy}: cannot score {exc}")
+    if policy == BEST_FIT:
+        if constraints is None:
+            return Choice(
+                None,
+                "",
+                crash=(
+                    f"accelerator policy BestFit without acceleratorSelector.constraints and {len(survivors)} "
+                    "candidates: OME's calculateMemoryFitScore reads constraints.MinMemory through a nil pointer "
+                    "(policy_helpers.go:200) and the controller crashes (nil-pointer panic); set constraints"
+                ),
+            )
+        scores = [best_fit_score(spec, constraints) for spec in specs]
+        return _highest(survivors, scores, policy, "calculateBestFitScore")
+    if policy == MOST_CAPABLE:
+        precisions = [str(p) for p in _dict(constraints).get("preferredPrecisions") or []]
+        return _highest(survivors, capability_scores(specs, precisions), policy, "calculateCapabilityScore")
+    return _cheapest(survivors, specs)

@@ -116,3 +116,11 @@ def test_missing_candidate_or_unparsable_quantity() -> None:
     assert select("FirstAvailable", ["a", "zz"], {"a": gpu()}, None).name is None  # OME's fetch fails: no class
     broken = select("Cheapest", ["a", "b"], {"a": gpu(cost={"perHour": "lots"}), "b": gpu(cost={"perHour": "1"})}, None)
     assert broken.name is None and broken.undecided is not None
+
+
+def test_a_value_kubernetes_would_refuse_is_reported_not_dropped() -> None:
+    classes = {"a": gpu(performance={"fp16Tflops": "312"}), "b": gpu(performance={"fp16Tflops": 100})}
+    choice = select("MostCapable", ["a", "b"], classes, None)
+    assert choice.name is None and choice.undecided is not None and "'312' where an integer belongs" in choice.undecided
+    bad_memory = select("FirstAvailable", ["a"], {"a": gpu("eighty")}, {"minMemory": 1})
+    assert bad_memory.undecided is not None and "where a quantity belongs" in bad_memory.undecided
