@@ -34,8 +34,11 @@ class GoFloat(float):
     raw: str
 
 
-def _go_int(text: str) -> GoInt:
-    value = GoInt(text)
+def _go_int(text: str) -> GoInt | GoFloat:
+    try:
+        value = GoInt(text)
+    except ValueError:  # beyond Python's int-from-text digit limit: far beyond any int64 too
+        return _go_float(text)
     value.raw = text
     return value
 
@@ -220,4 +223,7 @@ def loads(text: str) -> tuple[Any, str | None]:
     error = syntax_error(text)
     if error is not None:
         return None, error
-    return json.loads(text, parse_int=_go_int, parse_float=_go_float), None
+    try:
+        return json.loads(text, parse_int=_go_int, parse_float=_go_float), None
+    except RecursionError:  # valid for Go (up to MAX_DEPTH), deeper than Python's decoder goes
+        return None, f"nested deeper than omerender decodes (Go reads up to {MAX_DEPTH} levels)"
