@@ -1,7 +1,7 @@
 """AcceleratorClasses: what an InferenceService asks of them (ome-rendering §2.5), the class each engine and
 decoder resolves, and what a resolved class does to their pods.
 
-Mirrors OME 17b77eda: ``GetAcceleratorClass`` (``pkg/acceleratorclassselector/selector.go:45-120``), called per
+Mirrors OME 17b77eda: ``GetAcceleratorClass`` (``pkg/acceleratorclassselector/selector.go:48-87``), called per
 component from ``inferenceservice/controller.go:286,320``; the effects in ``components/engine.go:269-313`` through
 ``components/base.go`` (``UpdateEnvVariables`` :180-189, ``MergeRuntimeArgumentsOverride`` :258-306,
 ``MergeEngineResources`` :323-330, ``UpdatePodSpecNodeSelector`` :193-226, ``UpdateEngineAffinity`` :348-356) and
