@@ -12,6 +12,7 @@ from omerender import codes, ome
 from omerender.admission import annotations as metadata_checks
 from omerender.admission import defaults as admission
 from omerender.admission import validate
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_unique
 from omerender.load import controller_config
 from omerender.load.bounded import Budget
@@ -42,7 +43,7 @@ class BuildOptions:
     roll_forward: tuple[str, ...] = ()  # namespace/name of autoSync: false InferenceServices to take live
     model_metadata: str | None = None  # overlay file of model-agent fields (omerender.metadata)
     validate: str = "strict"  # unknown fields in OME objects: errors (strict), warnings (warn) or silent (ignore)
-    kube_version: str | None = kube_validate.DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
+    kube_version: str | None = DEFAULT_KUBE_VERSION  # None: skip the Kubernetes schema check
     controller_config: str | None = None  # --controller-config: a file holding the inferenceservice-config ConfigMap
     fail_empty_input: bool = False  # an input PATH holding no OME object is an error, not a warning
     budget: Budget | None = None  # what the run may read in all (load.bounded); made on first use

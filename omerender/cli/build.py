@@ -7,7 +7,6 @@ import sys
 import click
 
 from omerender.cli.common import (
-    DEFAULT_KUBE_VERSION,
     STDOUT_HINT,
     build_options,
     controller_config_option,
@@ -29,6 +28,7 @@ from omerender.cli.common import (
     with_gitops_options,
     with_report_options,
 )
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.errors import EXIT_FINDINGS
 from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 

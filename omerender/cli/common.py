@@ -15,14 +15,11 @@ if TYPE_CHECKING:
     from omerender.pipeline import BuildOptions
 
 from omerender import __version__
+from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES
 from omerender.diagnostics import one_line
 from omerender.errors import EXIT_FINDINGS, OmerenderError
 
-DEFAULT_KUBE_VERSION = (
-    "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
-)
-
-EXIT_OK, EXIT_INTERNAL = 0, 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
+EXIT_INTERNAL = 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -230,7 +227,7 @@ report_options = [
     click.option(
         "--max-file-size",
         type=click.IntRange(min=1),
-        default=10 * 1024 * 1024,
+        default=DEFAULT_MAX_FILE_BYTES,
         show_default=True,
         help="Refuse input files larger than this many bytes.",
     ),

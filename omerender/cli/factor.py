@@ -7,7 +7,6 @@ import sys
 import click
 
 from omerender.cli.common import (
-    DEFAULT_KUBE_VERSION,
     STDOUT_HINT,
     build_options,
     controller_config_option,
@@ -25,6 +24,7 @@ from omerender.cli.common import (
     strict_option,
     with_report_options,
 )
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.errors import EXIT_FINDINGS
 from omerender.factor.report import FACTOR_FORMATS
 

@@ -27,6 +27,7 @@ from omerender.cli.common import (
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
+from omerender.paths import holder as holder_of
 
 
 def _search_roots(search_path: tuple[str, ...]) -> Any:
@@ -34,18 +35,6 @@ def _search_roots(search_path: tuple[str, ...]) -> Any:
     from omerender.output.emit import under
 
     return under(list(search_path))
-
-
-def _within(path: str, roots: list[str]) -> str | None:
-    """The first of ``roots`` that is ``path`` or a folder holding it (both resolved), else None."""
-    import os
-
-    real = os.path.realpath(path)
-    for root in roots:
-        top = os.path.realpath(root)
-        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
-            return root
-    return None
 
 
 def _isvc_key(name: str, namespace: str) -> str:
@@ -277,7 +266,7 @@ def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | 
     inputs = list(against if against is not None else paths)
     roots: list[str] = []
     for given in search_path:
-        holder = _within(given, paths)
+        holder = holder_of(given, paths)
         if holder is None:
             inputs.append(given)
             roots.append(given)

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from omerender.errors import EXIT_FINDINGS
+
 if TYPE_CHECKING:
     from omerender.output.emit import Selection
     from omerender.pipeline import BuildResult
 
-EXIT_FINDINGS = 1
 KUSTOMIZATION = "kustomization.yaml"
 MAX_DIFF_LINES = 200
 """``--check`` shows at most this many lines of unified diff; the rest are counted."""

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from omerender import codes
+from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
 from omerender.factor import extract
 from omerender.factor.plan import Plan, plan, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.obj import Obj
-from omerender.load.reader import STDIN, LoadOptions, load, to_object
+from omerender.load.reader import LoadOptions, load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
 from omerender.pipeline import BuildOptions, BuildResult, build_objects

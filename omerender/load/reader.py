@@ -11,9 +11,10 @@ from pathlib import Path
 import yaml
 
 from omerender import codes
+from omerender.constants import DEFAULT_MAX_FILE_BYTES, STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
+from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
@@ -22,9 +23,7 @@ from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
 from omerender.ome import INFERENCE_SERVICE, NAMESPACED_KINDS
 from omerender.ome import KINDS as OME_KINDS
-
-YAML_SUFFIXES = (".yaml", ".yml")
-STDIN = "-"
+from omerender.paths import is_within
 
 
 @dataclass
@@ -55,8 +54,9 @@ def _symlink_outside(path: Path) -> Diagnostic:
     return Diagnostic(_display(path), 1, 1, ERROR, message, codes.SYMLINK_OUTSIDE)
 
 
-def _within(path: Path, roots: list[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+def _within(path: Path, real_roots: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(is_within(real, root) for root in real_roots)
 
 
 def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
@@ -76,7 +76,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
         if not root.is_dir():
             found.append(_display(root))
             continue
-        real_roots = [Path(os.path.realpath(p)) for p in paths if p != STDIN]
+        real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             base = Path(dirpath)
             kept_dirs = []
@@ -85,7 +85,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 if d.startswith("."):
                     continue
                 if full.is_symlink():
-                    if _within(Path(os.path.realpath(full)), real_roots):
+                    if _within(full, real_roots):
                         problems.append(
                             Diagnostic(
                                 _display(full), 1, 1, WARNING, "symlinked directory not followed", codes.SYMLINK_SKIPPED
@@ -100,7 +100,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 if not name.endswith(YAML_SUFFIXES) or name.startswith("."):
                     continue  # hidden files are skipped like hidden folders (.pre-commit-config.yaml)
                 full = base / name
-                if full.is_symlink() and not _within(Path(os.path.realpath(full)), real_roots):
+                if full.is_symlink() and not _within(full, real_roots):
                     problems.append(_symlink_outside(full))
                     continue
                 found.append(_display(full))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-STDIN = "-"
+from omerender.constants import STDIN, YAML_SUFFIXES
+from omerender.paths import is_within
+
 ALLOW_FLAG = "--allow-output-in-input"
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def _real(path: str) -> Path:
@@ -21,7 +22,7 @@ def _real(path: str) -> Path:
 
 
 def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    return is_within(str(path), str(folder))
 
 
 def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[str]:

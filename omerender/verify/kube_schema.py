@@ -25,7 +25,6 @@ from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
 
-DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
 MAX_ERRORS_PER_OBJECT = 10
 # Custom resources omerender renders and ships a schema for (schemas/README.md); they use the Kubernetes definitions.

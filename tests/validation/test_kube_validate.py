@@ -13,10 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from omerender.admission import quick
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.verify import kube_schema as kv
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = kv.DEFAULT_KUBE_VERSION
+VERSION = DEFAULT_KUBE_VERSION
 
 
 @cache
