@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import codes, ome
-from omerender.diagnostics import ERROR, INFO, WARNING
+from omerender.diagnostics import ERROR, INFO, WARNING, has_errors
 from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
 from omerender.render import pod as render
 from omerender.render.deployment import deployment as build_deployment
@@ -17,7 +17,6 @@ from omerender.render.multinode import render_multinode
 from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
 
-AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
     # still in OME 17b77eda: constants.go:443, components/engine.go:158-159, reconcilers/multinodevllm/
     modes.RAY_VLLM: "RayClusters <component>-<i>, prober Deployments <component>-<i>-mnp and a Ray Service "
@@ -141,7 +140,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
-    if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
+    if has_errors(findings) or not _resolve_accelerators(ctx, universe):
         return []
     ctx.finetuned, refused = finetuned.resolve(ctx.body, universe)
     if refused is not None:
