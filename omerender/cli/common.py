@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from omerender.pipeline import BuildOptions
+    from omerender.result import BuildOptions
 
 from omerender import __version__
-from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES
+from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES, ValidationMode
 from omerender.diagnostics import one_line
 from omerender.errors import EXIT_FINDINGS, OmerenderError
 
@@ -318,7 +318,7 @@ search_path_option = click.option(
     type=click.Path(),
     help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, locked or compared (repeatable).",
 )
-VALIDATE_MODES = ("strict", "warn", "ignore")
+VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
 
 
 def validate_options(fn: F) -> F:
@@ -330,20 +330,20 @@ def validate_options(fn: F) -> F:
         "--validate",
         "validate",
         type=click.Choice(VALIDATE_MODES),
-        default="strict",
+        default=ValidationMode.STRICT.value,
         show_default=True,
         help="Field validation of OME inputs, as kubectl's: unknown fields are errors (strict), warnings (warn) "
         "or dropped silently (ignore).",
     )(fn)
 
 
-def validation(validate: str, strict: bool) -> str:
-    return "strict" if strict else validate
+def validation(validate: str, strict: bool) -> ValidationMode:
+    return ValidationMode.STRICT if strict else ValidationMode(validate)
 
 
 def build_options(*, namespace: str, max_file_size: int, validate: str, strict: bool, **rest: Any) -> BuildOptions:
     """The core's options from the ones every command shares, made in one place; ``rest`` are the command's own."""
-    from omerender.pipeline import BuildOptions
+    from omerender.result import BuildOptions
 
     return BuildOptions(
         namespace=namespace, max_file_bytes=max_file_size, validate=validation(validate, strict), **rest

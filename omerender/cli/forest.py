@@ -31,7 +31,7 @@ from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import GRAPH_FORMATS
 
 if TYPE_CHECKING:
-    from omerender.pipeline import BuildOptions
+    from omerender.result import BuildOptions
 
 DOT_TIMEOUT_SECONDS = 300
 view_options = [

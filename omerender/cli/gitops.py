@@ -60,7 +60,7 @@ def krm(config: str | None) -> None:
     """
     from omerender.gitops.krm import KrmError, parse_config, process, read_resource_list
     from omerender.load.bounded import Budget
-    from omerender.load.reader import LoadOptions, load
+    from omerender.load.reader import load
     from omerender.load.yamlio import dump_one, dump_stream
 
     budget = Budget()
@@ -70,11 +70,7 @@ def krm(config: str | None) -> None:
         raise click.UsageError(str(exc)) from None
     try:
         settings = parse_config(resource_list.get("functionConfig") if isinstance(resource_list, dict) else None)
-        loaded = (
-            load(list(settings.paths), LoadOptions(namespace=settings.namespace, budget=budget))
-            if settings.paths
-            else None
-        )
+        loaded = load(list(settings.paths), settings.namespace, budget) if settings.paths else None
         extra = (loaded.objects, loaded.diagnostics) if loaded else ([], [])
         reported: list[Any] = []
         output, failed = process(resource_list, settings, extra, place_rendered=not config, reported=reported)

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from omerender.diagnostics import Diagnostic
+    from omerender.load.obj import Obj
+    from omerender.result import BuildResult
 
 from omerender import codes
 from omerender.cli.common import (
@@ -30,7 +36,7 @@ from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 from omerender.paths import holder as holder_of
 
 
-def _search_roots(search_path: tuple[str, ...]) -> Any:
+def _search_roots(search_path: tuple[str, ...]) -> Callable[[Obj], bool]:
     """A predicate: the object was read from a --search-path (so it only resolves, as with build)."""
     from omerender.output.emit import under
 
@@ -85,7 +91,7 @@ def effective(
     revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
     InferenceService sets on its components are listed under the runtime config they override.
     """
-    from omerender.diagnostics import sorted_unique
+    from omerender.diagnostics import has_errors, sorted_unique
     from omerender.lifecycle.lock import default_path
     from omerender.pipeline import build
 
@@ -142,7 +148,7 @@ def effective(
             )
         sys.exit(EXIT_FINDINGS)
     click.echo(EFFECTIVE_FORMATS[output](record, show_origin), nl=False)
-    if record.revision is None or any(d.severity == "error" for d in config_problems):
+    if record.revision is None or has_errors(config_problems):
         sys.exit(EXIT_FINDINGS)
 
 
@@ -196,7 +202,6 @@ def lock_command(
     file is restored), so that what it runs never changes silently.
     """
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.settle import relocked
     from omerender.output.writer import write_file
     from omerender.pipeline import build
 
@@ -211,10 +216,9 @@ def lock_command(
         roll_forward=keys,
         model_metadata=model_metadata,
         controller_config=controller_config,
+        relock=True,  # the lock is re-recorded below, which fixes what Lock.recoverable words as warnings
     )
     result = build(list(paths) + list(search_path), options, stdin)
-    recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
-    result.diagnostics = [recoverable.get(d, d) for d in result.diagnostics]  # re-recording below fixes these
     report(result.diagnostics, report_format, report_file, max_errors, verbose)
     searched = _search_roots(search_path)
     records = {k: r for k, r in result.lifecycle.records.items() if not searched(r.isvc)}
@@ -235,7 +239,7 @@ def lock_command(
             err=True,
         )
         sys.exit(EXIT_FINDINGS)
-    text = relocked(result, records, searched)
+    text = result.lifecycle.relocked(result.universe, result.chains, records, searched)
     path = result.lifecycle.path
     if text == result.lifecycle.lock_text:
         click.echo(f"{path} is up to date", err=True)
@@ -247,7 +251,7 @@ def lock_command(
     click.echo(f"wrote {path}", err=True)
 
 
-def _relabel(diagnostics: list[Any], scratch: str, label: str) -> list[Any]:
+def _relabel(diagnostics: list[Diagnostic], scratch: str, label: str) -> list[Diagnostic]:
     import dataclasses
 
     return [
@@ -280,7 +284,7 @@ def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | 
     return inputs, roots
 
 
-def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
+def _searched_isvcs(result: BuildResult, roots: list[str]) -> set[str]:
     from omerender.lifecycle.lock import isvc_key
 
     inside = _search_roots(tuple(roots))
@@ -347,7 +351,8 @@ def diff(
     from omerender.lifecycle.diff import changed, compare
     from omerender.lifecycle.gitref import GitError, paths_at
     from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import BuildOptions, build
+    from omerender.pipeline import build
+    from omerender.result import BuildOptions
 
     def options(lock_file: str) -> BuildOptions:
         return build_options(

@@ -15,7 +15,7 @@ from omerender.errors import EXIT_FINDINGS
 
 if TYPE_CHECKING:
     from omerender.output.emit import Selection
-    from omerender.pipeline import BuildResult
+    from omerender.result import BuildResult
 
 KUSTOMIZATION = "kustomization.yaml"
 MAX_DIFF_LINES = 200

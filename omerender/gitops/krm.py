@@ -20,15 +20,15 @@ from typing import Any
 
 import yaml
 
-from omerender.diagnostics import ERROR, INFO, Diagnostic
+from omerender.diagnostics import INFO, Diagnostic, has_errors
 from omerender.errors import UsageError
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
 from omerender.load.obj import Obj
-from omerender.load.reader import LoadOptions
 from omerender.names import clip, is_dns_label
 from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
-from omerender.pipeline import BuildOptions, build_objects
+from omerender.pipeline import build_objects
+from omerender.result import BuildOptions
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"
@@ -215,7 +215,7 @@ def process(
         key = key if key not in items else f"{key} (item {n})"
         items[key] = _Item(item if isinstance(item, dict) else {}, path, index)
         documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
-    objects, problems = objects_from_documents(documents, LoadOptions(namespace=config.namespace))
+    objects, problems = objects_from_documents(documents, config.namespace)
     result = build_objects(
         objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths)
     )
@@ -248,4 +248,4 @@ def process(
         output["functionConfig"] = resource_list["functionConfig"]
     if diagnostics:
         output["results"] = [_result(d, items) for d in diagnostics]
-    return output, any(d.severity == ERROR for d in diagnostics)
+    return output, has_errors(diagnostics)

@@ -17,15 +17,17 @@ from typing import Any
 
 from omerender import ome
 from omerender.lifecycle.lock import isvc_key, revision_of
+from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import is_profile
+from omerender.result import BuildResult
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
 
 
-def runtime_revisions(result: Any) -> dict[str, str]:
+def runtime_revisions(result: BuildResult) -> dict[str, str]:
     out: dict[str, str] = {}
     for runtime in result.universe.all_runtimes():
         chain = result.chains[runtime_key(runtime)]
@@ -35,7 +37,7 @@ def runtime_revisions(result: Any) -> dict[str, str]:
     return out
 
 
-def effective_tree(record: Any) -> Any:
+def effective_tree(record: Effective | None) -> Any:
     """The tagged merged spec ``record`` renders from, with the InferenceService's components laid over."""
     if record is None or record.spec is None:
         return {}
@@ -59,7 +61,7 @@ def _owner(meta: dict[str, Any], isvcs: list[str]) -> str:
     return max((k for k in isvcs if name.startswith(k)), key=len, default=name)
 
 
-def _objects_by_isvc(result: Any) -> dict[str, dict[str, dict[str, Any]]]:
+def _objects_by_isvc(result: BuildResult) -> dict[str, dict[str, dict[str, Any]]]:
     out: dict[str, dict[str, dict[str, Any]]] = {}
     isvcs = [isvc_key(i) for i in result.universe.isvcs.values()]
     for obj in result.objects:
@@ -154,7 +156,7 @@ def _runner_name(tree: Any, component: str = "engine") -> Any:
     return origin.untag(_at(tree, [ome.CONFIG_FIELD[component], "runner", "name"]))
 
 
-def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+def compare(old: BuildResult, new: BuildResult, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """``hidden``: InferenceServices (namespace/name) left out, such as those found on a --search-path."""
     revs_old, revs_new = runtime_revisions(old), runtime_revisions(new)
     # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do.

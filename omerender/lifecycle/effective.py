@@ -44,7 +44,8 @@ def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[
 def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, Any]:
     """Plain data for one InferenceService; ``detail`` adds the chain (root first) and the merged spec."""
     isvc = record.isvc
-    ref = isvc.spec.get("runtime") if isinstance(isvc.spec.get("runtime"), dict) else {}
+    found = isvc.spec.get("runtime")
+    ref: dict[str, Any] = found if isinstance(found, dict) else {}
     runtime: dict[str, Any] = {"selection": record.selection}
     if record.runtime is not None:
         runtime.update({"kind": record.runtime.kind, "name": record.runtime.name})

@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from omerender import codes
+from omerender.constants import SyncMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
@@ -46,7 +47,7 @@ HEADER = (
     "omerender.lock: the runtime revision every InferenceService renders from. Written by `omerender lock`;\n"
     "review it like code. A revision is the first 10 hex digits of sha256 over the canonical JSON of a merged spec."
 )
-SYNC_MODES = ("live", "snapshot", "revision")
+SYNC_MODES = tuple(SyncMode)
 
 
 def revision_of(spec: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors
 from omerender.load.obj import Obj
 from omerender.ome import CONTROLLER_CONFIG_MAP
 
@@ -249,7 +249,7 @@ def parse(obj: Obj) -> tuple[ControllerConfig | None, list[Diagnostic]]:
             problems,
             "unable to unmarshall multinodeProber json string due to ",
         )
-    if mode is None or ingress is None or any(p.severity == ERROR for p in problems):
+    if mode is None or ingress is None or has_errors(problems):
         return None, problems
     return ControllerConfig(mode, ingress, obj), problems
 
@@ -277,11 +277,12 @@ def select(
     With errors the shipped configuration is returned beside them; the errors fail the build, as a refused
     configuration stops OME's controller manager at start (``cmd/manager/main.go:202-211``).
     """
-    from omerender.load.reader import LoadOptions, load
+    from omerender.load.bounded import Budget
+    from omerender.load.reader import load
 
     problems: list[Diagnostic] = []
     if path is not None:
-        loaded = load([path], LoadOptions(namespace=NAMESPACE, max_file_bytes=max_file_bytes))
+        loaded = load([path], NAMESPACE, Budget(max_file_bytes=max_file_bytes))
         problems.extend(loaded.diagnostics)
         found = find(loaded.objects, NAMESPACE)
         if not found and not loaded.diagnostics:

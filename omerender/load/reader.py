@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from omerender import codes
-from omerender.constants import DEFAULT_MAX_FILE_BYTES, STDIN, YAML_SUFFIXES
+from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
@@ -24,18 +24,6 @@ from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
 from omerender.ome import INFERENCE_SERVICE, NAMESPACED_KINDS
 from omerender.ome import KINDS as OME_KINDS
 from omerender.paths import is_within
-
-
-@dataclass
-class LoadOptions:
-    namespace: str = "default"
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    budget: Budget | None = None  # the run's; one is made from max_file_bytes when None
-
-    def run_budget(self) -> Budget:
-        if self.budget is None:
-            self.budget = Budget(max_file_bytes=self.max_file_bytes)
-        return self.budget
 
 
 @dataclass
@@ -185,8 +173,10 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     return None
 
 
-def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
-    """An object of document ``doc`` of ``source``; its node tree is left behind (``Obj.node`` composes it again)."""
+def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -> tuple[Obj | None, Diagnostic | None]:
+    """An object of document ``doc`` of ``source``; its node tree is left behind (``Obj.node`` composes it again).
+
+    A namespaced object without ``metadata.namespace`` is in ``namespace`` (``-n``)."""
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
         return None, Diagnostic(
@@ -210,16 +200,24 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
         obj.slim = True
     if obj.kind in NAMESPACED_KINDS:
         given = (obj.body.get("metadata") or {}).get("namespace")
-        obj.namespace = given if isinstance(given, str) and given else options.namespace
+        obj.namespace = given if isinstance(given, str) and given else namespace
     return obj, None
 
 
-def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"") -> LoadResult:
-    """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
+def load(
+    paths: list[str],
+    namespace: str = "default",
+    budget: Budget | None = None,
+    stdin: Callable[..., bytes] = lambda: b"",
+) -> LoadResult:
+    """Every input read (within the run's byte budget) before any is parsed (within its node budget).
+
+    ``namespace`` is the one of namespaced objects that give none; ``budget`` is the run's (a default one if None).
+    """
     result = LoadResult()
     files, problems = discover(paths)
     result.diagnostics.extend(problems)
-    budget = options.run_budget()
+    budget = budget if budget is not None else Budget()
     texts: list[tuple[str, str]] = []
     for path in files:
         text, problem = _read(path, budget, stdin)
@@ -237,7 +235,7 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
         source = Source(shown, text)
         try:
             for doc in parse_bounded(text, budget):
-                obj, problem = to_object(source, doc, options)
+                obj, problem = to_object(source, doc, namespace)
                 if problem is not None:
                     result.diagnostics.append(problem)
                 if obj is not None:

@@ -33,7 +33,7 @@ from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
-    from omerender.pipeline import BuildResult
+    from omerender.result import BuildResult
 
 RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
 KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from omerender.load.reader import LoadOptions, load
+from omerender.load.reader import load
 from omerender.load.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, measure, parse_documents
 
 HERE = Path(__file__).parent
@@ -31,7 +31,7 @@ def _capped(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes
 def test_alias_bomb_is_refused_fast_with_little_memory() -> None:
     assert 700 <= BOMB.stat().st_size <= 1024
     started = time.perf_counter()
-    result = load([str(BOMB)], LoadOptions())
+    result = load([str(BOMB)])
     elapsed = time.perf_counter() - started
     assert [d.code for d in result.diagnostics] == ["yaml-syntax"]
     assert "expands to more than 1000000 nodes" in result.diagnostics[0].message
@@ -149,7 +149,7 @@ def test_the_run_budget_counts_every_file_together(tmp_path: Path) -> None:
 
     paths = _configmaps(tmp_path / "in", 10, 1000)
     budget = Budget(max_total_bytes=5000)
-    result = load(paths, LoadOptions(budget=budget))
+    result = load(paths, budget=budget)
     refused = [d for d in result.diagnostics if d.code == "run-too-large"]
     assert refused and all(d.severity == "error" for d in refused), result.diagnostics
     assert "more than 5000 bytes in all" in refused[0].message
@@ -160,7 +160,7 @@ def test_the_run_node_budget_counts_every_file_together(tmp_path: Path) -> None:
     from omerender.load.bounded import Budget
 
     paths = _configmaps(tmp_path / "in", 10, 10)
-    result = load(paths, LoadOptions(budget=Budget(max_total_nodes=40)))
+    result = load(paths, budget=Budget(max_total_nodes=40))
     refused = [d for d in result.diagnostics if "more than 40 YAML nodes in all" in d.message]
     assert refused and all(d.severity == "error" for d in refused), result.diagnostics
     assert len(result.objects) < 10

@@ -22,7 +22,8 @@ VERSION = DEFAULT_KUBE_VERSION
 
 @cache
 def _rendered() -> tuple[dict[str, Any], ...]:
-    from omerender.pipeline import BuildOptions, build
+    from omerender.pipeline import build
+    from omerender.result import BuildOptions
 
     result = build([str(ROOT / "fixtures" / "llama-demo")], BuildOptions(kube_version=None))
     assert not result.failed
