@@ -17,7 +17,7 @@ from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import empty_inputs, load
 from omerender.render import components, modes
-from omerender.render import pod as render
+from omerender.render.context import Context
 from omerender.resolve.index import index, runtime_key
 from omerender.resolve.inherit import resolve_all
 from omerender.result import BuildOptions, BuildResult, StatusResult
@@ -104,12 +104,10 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         )
         result.diagnostics.append(isvc.diag(INFO, message, "metadata", code=codes.SERVERLESS_DEFAULT))
     sources = (isvc, *reversed(chain.runtimes))
-    ctx = render.Context(
-        isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress, once=result.once
-    )
+    ctx = Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress, once=result.once)
     objects = components.render_all(ctx, result.universe)
-    result.diagnostics.extend(rejections.check(ctx, objects))
-    result.diagnostics.extend(apiserver.check(ctx, objects))
+    result.diagnostics.extend(rejections.pod_rejections(ctx, objects))
+    result.diagnostics.extend(apiserver.apiserver_rejections(ctx, objects))
     result.diagnostics.extend(ctx.problems)
     return objects
 
@@ -156,7 +154,7 @@ def resolve_inputs(
         load_problems = [*load_problems, *apply_overlay(options.model_metadata, objects, options.run_budget())]
     settles = lifecycle()  # the lock is read after the overlay, as the run's budget has always counted them
     checked = validate.check_inputs(objects, mode=options.validate)
-    checked.diagnostics.extend(metadata_checks.check(objects))
+    checked.diagnostics.extend(metadata_checks.metadata_problems(objects))
     universe, duplicates = index(checked.kept)
     universe.rejected = checked.rejected
     chains, profile_problems = resolve_all(universe)

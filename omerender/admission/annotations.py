@@ -56,7 +56,8 @@ def _cluster_namespace(obj: Obj) -> Diagnostic | None:
     )
 
 
-def check(objects: Iterable[Obj]) -> list[Diagnostic]:
+def metadata_problems(objects: Iterable[Obj]) -> list[Diagnostic]:
+    """Warnings and errors about metadata OME or the API server ignores or refuses (see the module)."""
     found: list[Diagnostic] = []
     for obj in objects:
         if obj.is_ome:

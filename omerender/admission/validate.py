@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from omerender import codes
-from omerender.admission.schema import SchemaIssue, check
+from omerender.admission.schema import SchemaIssue, crd_schema_issues
 from omerender.constants import ValidationMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
@@ -110,7 +110,7 @@ def check_inputs(objects: Iterable[Obj], *, mode: ValidationMode = ValidationMod
         if not obj.is_ome:
             kept.append(obj)
             continue
-        issues = check(obj.body)
+        issues = crd_schema_issues(obj.body)
         found = [
             issue_diagnostic(obj, issue, strict)
             for issue in issues

@@ -24,7 +24,7 @@ from omerender.cli.common import (
     resolve_kube_version,
     search_path_option,
     stdin,
-    strict_option,
+    validate_options,
     with_gitops_options,
     with_report_options,
 )
@@ -56,7 +56,7 @@ from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 @lock_file_option
 @model_metadata_option
 @controller_config_option
-@strict_option
+@validate_options
 @kube_version_option
 @click.option(
     "--allow-output-in-input",
@@ -165,7 +165,7 @@ def build(
 @lock_file_option
 @model_metadata_option
 @controller_config_option
-@strict_option
+@validate_options
 @kube_version_option
 @with_report_options
 @search_path_option

@@ -350,7 +350,6 @@ def build_options(*, namespace: str, max_file_size: int, validate: str, strict: 
     )
 
 
-strict_option = validate_options
 kube_version_option = click.option(
     "--kube-version",
     default=DEFAULT_KUBE_VERSION,

@@ -21,7 +21,7 @@ from omerender.cli.common import (
     refuse_output_in_input,
     report,
     resolve_kube_version,
-    strict_option,
+    validate_options,
     with_report_options,
 )
 from omerender.constants import DEFAULT_KUBE_VERSION
@@ -82,7 +82,7 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
 @lock_file_option
 @model_metadata_option
 @controller_config_option
-@strict_option
+@validate_options
 @kube_version_option
 @with_report_options
 @guard

@@ -24,7 +24,7 @@ from omerender.cli.common import (
     report,
     search_path_option,
     stdin,
-    strict_option,
+    validate_options,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
@@ -130,7 +130,7 @@ def use_color(choice: str) -> bool:
 @lock_file_option
 @model_metadata_option
 @controller_config_option
-@strict_option
+@validate_options
 @search_path_option
 @with_report_options
 @guard
@@ -209,7 +209,7 @@ def svg(dot_text: str) -> str:
 @lock_file_option
 @model_metadata_option
 @controller_config_option
-@strict_option
+@validate_options
 @search_path_option
 @with_report_options
 @guard

@@ -28,7 +28,7 @@ from omerender.cli.common import (
     report,
     search_path_option,
     stdin,
-    strict_option,
+    validate_options,
     with_report_options,
 )
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
@@ -65,7 +65,7 @@ def _isvc_key(name: str, namespace: str) -> str:
 @controller_config_option
 @search_path_option
 @with_report_options
-@strict_option
+@validate_options
 @guard
 def effective(
     isvc: str,
@@ -173,7 +173,7 @@ def effective(
 @controller_config_option
 @search_path_option
 @with_report_options
-@strict_option
+@validate_options
 @guard
 def lock_command(
     paths: tuple[str, ...],
@@ -314,7 +314,7 @@ def _searched_isvcs(result: BuildResult, roots: list[str]) -> set[str]:
 @controller_config_option
 @search_path_option
 @with_report_options
-@strict_option
+@validate_options
 @guard
 def diff(
     paths: tuple[str, ...],

@@ -11,9 +11,10 @@ from typing import Any
 from omerender import codes, ome
 from omerender.diagnostics import ERROR, INFO, WARNING, has_errors
 from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
-from omerender.render import pod as render
+from omerender.render.context import Context, labels_and_annotations
 from omerender.render.deployment import deployment as build_deployment
 from omerender.render.multinode import render_multinode
+from omerender.render.pod import build_pod, merge_component
 from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
 
@@ -24,7 +25,7 @@ NOT_RENDERED = {
 }
 
 
-def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | None:
+def _model_config(ctx: Context, universe: Universe) -> dict[str, Any] | None:
     """The ConfigMap step looks the model up by ``spec.model.kind``, unlike every later step."""
     ref = ctx.body["spec"].get("model") or {}
     name = str(ref.get("name", ""))
@@ -49,7 +50,7 @@ def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | N
 
 
 def _autoscaler(
-    ctx: render.Context,
+    ctx: Context,
     name: str,
     labels: dict[str, str],
     base_labels: dict[str, str],
@@ -78,13 +79,13 @@ def _autoscaler(
     return []
 
 
-def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
+def _raw(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """Deployment, Service, HPA or ScaledObject, PDB; the router's RBAC objects come first."""
     name = f"{ctx.name}-{component}"
-    pod = render.build_pod(ctx, component, merged)
+    pod = build_pod(ctx, component, merged)
     if pod is None:
         return []
-    base_labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    base_labels, annotations = labels_and_annotations(ctx, component, merged)
     problem = exposure.component_host_problem(ctx, component, {"annotations": annotations, "labels": base_labels})
     if problem is not None:
         ctx.problems.append(ctx.isvc.diag(ERROR, problem, "spec", component, code=codes.INGRESS_ERROR))
@@ -115,7 +116,7 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
     return objects
 
 
-def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
+def _resolve_accelerators(ctx: Context, universe: Universe) -> bool:
     """Each engine/decoder's AcceleratorClass into ``ctx.accelerators``; False after OME's error."""
     classes = accelerators.cluster_classes(universe)
     named = bool((ctx.body["spec"].get("runtime") or {}).get("name"))
@@ -136,7 +137,7 @@ def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
     return True
 
 
-def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
+def render_all(ctx: Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
@@ -159,7 +160,7 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
                 "returns no annotations, so the engine's objects carry none (not even the InferenceService's)"
             )
             ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code=codes.FINE_TUNED_NO_STRATEGY))
-    merged = {c: render.merge_component(ctx, c) for c in ome.COMPONENTS}
+    merged = {c: merge_component(ctx, c) for c in ome.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:
         ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.DEPLOYMENT_MODE_ERROR))

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.render import companions
-from omerender.render import pod as render
+from omerender.render.context import Context, labels_and_annotations
+from omerender.render.pod import build_pod
 
 KNATIVE_API = "serving.knative.dev/v1"
 MIN_SCALE = "autoscaling.knative.dev/min-scale"
@@ -33,13 +34,13 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def knative_service(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
+def knative_service(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """The router's RBAC objects (for a router) and the Knative Service, or nothing after an error."""
     name = f"{ctx.name}-{component}"
-    pod = render.build_pod(ctx, component, merged)
+    pod = build_pod(ctx, component, merged)
     if pod is None:
         return []
-    labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    labels, annotations = labels_and_annotations(ctx, component, merged)
     objects: list[dict[str, Any]] = []
     if component == "router":
         objects.extend(companions.router_rbac(name, ctx.namespace, labels))

@@ -17,7 +17,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.names import clip
-from omerender.render.pod import Context
+from omerender.render.context import Context
 from omerender.verify.provenance import Blame, get, sides
 from omerender.verify.rejections import pod_specs, runner_name
 
@@ -132,7 +132,7 @@ def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
         )
 
 
-def check(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
+def apiserver_rejections(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
     """What the API server would refuse in one InferenceService's rendered objects."""
     found = [ctx.isvc.diag(ERROR, m, "metadata", "name", code=codes.APISERVER_REJECTS) for m in _labels(ctx, objects)]
     for obj in objects:

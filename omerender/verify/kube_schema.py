@@ -155,7 +155,7 @@ def _path_sort_key(path: tuple[str | int, ...]) -> tuple[tuple[int, str], ...]:
     return tuple((0, f"{k:09d}") if isinstance(k, int) else (1, k) for k in path)
 
 
-def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
+def schema_issues(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     """Schema problems of one rendered object, sorted by path; ``None`` when no schema exists for its kind."""
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api_version, str):
@@ -183,7 +183,7 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         return []
     found: list[Diagnostic] = []
     for obj in objects:
-        issues = check(obj, version)
+        issues = schema_issues(obj, version)
         labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None
         component = labels.get("component", "") if isinstance(labels, dict) else ""
         where = ("spec", component) if component else ("spec",)

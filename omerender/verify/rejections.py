@@ -21,7 +21,7 @@ from omerender.load.obj import Obj
 from omerender.names import LABEL_RULE, SUBDOMAIN_RULE, is_dns_label, is_dns_subdomain
 from omerender.ome import CONFIG_FIELD
 from omerender.render import quantity
-from omerender.render.pod import Context
+from omerender.render.context import Context
 from omerender.verify.provenance import Blame, Place, get, sides
 
 CONTAINER_LISTS = ("containers", "initContainers")
@@ -331,7 +331,7 @@ def runner_name(ctx: Context, component: str) -> str:
     return ""
 
 
-def check(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
+def pod_rejections(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
     """Rejections in one InferenceService's rendered objects, blamed on ``ctx.sources``."""
     found: list[Diagnostic] = []
     for obj in objects:

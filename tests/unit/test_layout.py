@@ -66,6 +66,14 @@ def test_top_level_holds_only_shared_modules_and_the_pipeline() -> None:
     assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} >= set(STAGES) - {"pipeline"}
 
 
+@pytest.mark.parametrize("stage", [s for s in STAGES if s != "pipeline"])
+def test_each_stage_says_what_it_does_and_what_it_may_import(stage: str) -> None:
+    init = PACKAGE / stage / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) if init.exists() else None
+    assert doc, f"{init} has no docstring"
+    assert "May import:" in doc, f"{init}: say what the stage may import"
+
+
 def test_imports_only_flow_down_the_stages() -> None:
     wrong = []
     for module, targets in _imports().items():
