@@ -318,7 +318,8 @@ FACTOR_PROOF = _code(
 FACTOR_AUTO_SELECT = _code(
     "factor-auto-select",
     ERROR,
-    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by auto-selection",
+    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by "
+    "auto-selection",
     "spec: When the merged spec applies",
 )
 

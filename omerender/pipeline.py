@@ -98,7 +98,8 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         modes.mode_from_annotations(body["metadata"].get("annotations")) or result.controller.default_mode
     ) == modes.SERVERLESS:
         message = (
-            "the InferenceService's deployment mode resolves to Serverless (deploy.defaultDeploymentMode): OME's controller "
+            "the InferenceService's deployment mode resolves to Serverless (deploy.defaultDeploymentMode): OME's "
+            "controller "
             "only checks that Knative Serving is installed (controller.go:541-556) and still picks each component's "
             "workload from the component itself (utils/deployment.go:12-34)"
         )

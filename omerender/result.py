@@ -57,7 +57,8 @@ class BuildResult:
     memo: dict[tuple[str, int, int], tuple[object, object, Any]] = field(default_factory=dict, repr=False)
 
     def once(self, what: str, a: object, b: object, make: Callable[[], Any]) -> Any:
-        """``make()``, computed once per (``what``, ``a``, ``b``) by identity; per runtime work, not per InferenceService."""
+        """``make()``, computed once per (``what``, ``a``, ``b``) by identity: per runtime work, not per
+        InferenceService."""
         key = (what, id(a), id(b))
         found = self.memo.get(key)
         if found is None or found[0] is not a or found[1] is not b:  # the references kept make ids unique

@@ -27,7 +27,8 @@ def _inherit_from(obj: Obj) -> Diagnostic | None:
     if obj.kind not in RUNTIME_KINDS:
         return obj.diag(
             WARNING,
-            f"{INHERIT_FROM} on {obj.kind} {obj.name} does nothing: only ServingRuntimes and ClusterServingRuntimes inherit",
+            f"{INHERIT_FROM} on {obj.kind} {obj.name} does nothing: only ServingRuntimes and ClusterServingRuntimes "
+            "inherit",
             *where,
             code=codes.INHERIT_FROM_IGNORED,
         )

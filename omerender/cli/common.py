@@ -165,7 +165,8 @@ def resolve_kube_version(given: str | None, label: str = "--kube-version") -> st
     installed = available_versions()
     if not installed and given == DEFAULT_KUBE_VERSION:
         click.echo(
-            "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against Kubernetes schemas",
+            "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against "
+            "Kubernetes schemas",
             err=True,
         )
         return None
@@ -253,12 +254,14 @@ gitops_options = [  # docs/integrations.md
         multiple=True,
         default=("rendered",),
         show_default=True,
-        help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs (OME objects as given).",
+        help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs "
+        "(OME objects as given).",
     ),
     click.option(
         "--check",
         is_flag=True,
-        help="Write nothing: validate only, or with --output-dir exit 1 (showing a capped diff) when DIR is out of date.",
+        help="Write nothing: validate only, or with --output-dir exit 1 (showing a capped diff) when DIR is out of "
+        "date.",
     ),
     click.option(
         "--fail-on-change",
@@ -304,7 +307,8 @@ lock_file_option = click.option(
 model_metadata_option = click.option(
     "--model-metadata",
     type=click.Path(dir_okay=False),
-    help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize) for models that lack them; see README.",
+    help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, "
+    "modelParameterSize) for models that lack them; see README.",
 )
 controller_config_option = click.option(
     "--controller-config",
@@ -316,7 +320,8 @@ search_path_option = click.option(
     "--search-path",
     multiple=True,
     type=click.Path(),
-    help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, locked or compared (repeatable).",
+    help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, "
+    "locked or compared (repeatable).",
 )
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
 
@@ -355,7 +360,8 @@ kube_version_option = click.option(
     default=DEFAULT_KUBE_VERSION,
     show_default=True,
     help="Check rendered objects against this Kubernetes release's schemas: 1.29, v1.29, 1.29+, v1.31.1+k3s1, "
-    "1.30.2-eks-abc; an older release than any installed uses the oldest, a newer one the newest; 'none' skips the check.",
+    "1.30.2-eks-abc; an older release than any installed uses the oldest, a newer one the newest; 'none' skips the "
+    "check.",
 )
 
 

@@ -38,7 +38,8 @@ view_options = [
     click.option(
         "--runtime",
         metavar="RUNTIME",
-        help="Only this runtime's subtree: NAME (a ServingRuntime in -n, else a ClusterServingRuntime) or NAMESPACE/NAME.",
+        help="Only this runtime's subtree: NAME (a ServingRuntime in -n, else a ClusterServingRuntime) or "
+        "NAMESPACE/NAME.",
     ),
     click.option("--isvc", metavar="ISVC", help="Only this InferenceService's chain: NAME (in -n) or NAMESPACE/NAME."),
     click.option("--collapse-isvcs", is_flag=True, help="Show each runtime's InferenceServices as one count."),

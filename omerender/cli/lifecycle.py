@@ -88,8 +88,8 @@ def effective(
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
     ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
-    revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
-    InferenceService sets on its components are listed under the runtime config they override.
+    revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin,
+    fields the InferenceService sets on its components are listed under the runtime config they override.
     """
     from omerender.diagnostics import has_errors, sorted_unique
     from omerender.lifecycle.lock import default_path
@@ -235,7 +235,8 @@ def lock_command(
             )
     if result.failed:
         click.echo(
-            f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)",
+            f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken "
+            "chains)",
             err=True,
         )
         sys.exit(EXIT_FINDINGS)

@@ -161,7 +161,8 @@ def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diag
                     1,
                     1,
                     ERROR,
-                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in factor, nothing written",
+                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in "
+                    "factor, nothing written",
                     codes.FACTOR_PROOF,
                 )
             )

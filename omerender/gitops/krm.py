@@ -117,7 +117,8 @@ def parse_config(function_config: Any) -> KrmConfig:
     output_dir = given.strip("/")
     if given.startswith("/") or any(part in ("", ".", "..") for part in output_dir.split("/")):
         raise KrmError(
-            f"functionConfig outputDir {clip(given)!r} must be a relative folder inside the package (no '..', not absolute)"
+            f"functionConfig outputDir {clip(given)!r} must be a relative folder inside the package (no '..', not "
+            "absolute)"
         )
     return KrmConfig(tuple(dict.fromkeys(emit)), namespace, paths, output_dir)
 

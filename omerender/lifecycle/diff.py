@@ -258,7 +258,8 @@ def _sections(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
         (
             "Pinned InferenceServices drifting (they keep their snapshot)",
             [
-                f"{d['inferenceService']}: stays on {d['pinnedRevision']}; {d['runtime']} live {d['liveRevision']['old']} -> {d['liveRevision']['new']}"
+                f"{d['inferenceService']}: stays on {d['pinnedRevision']}; {d['runtime']} live "
+                f"{d['liveRevision']['old']} -> {d['liveRevision']['new']}"
                 for d in report["drifting"]
             ],
         ),

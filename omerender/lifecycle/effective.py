@@ -27,7 +27,8 @@ def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[
         condition.update(
             status="True",
             reason="RevisionMismatch",
-            message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision {record.live_revision}",
+            message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision "
+            f"{record.live_revision}",
         )
         return True, condition
     if record.sync != "live" and pinned_to is not None and record.live_revision is None:

@@ -247,11 +247,13 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
             continue
         recoverable(
             problem(
-                f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record what follows the live runtimes",
+                f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record "
+                "what follows the live runtimes",
                 "revisions",
                 rev,
             ),
-            f"revision {rev}: {lock.unusable[rev]} `omerender lock` drops it and re-records the InferenceServices that follow their live runtime",
+            f"revision {rev}: {lock.unusable[rev]} `omerender lock` drops it and re-records the InferenceServices that "
+            "follow their live runtime",
         )
     isvcs = data.get("inferenceServices")
     for key, entry in (isvcs if isinstance(isvcs, dict) else {}).items():
@@ -271,12 +273,14 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
             lock.unusable[rev] = "it has no snapshot in revisions"
             recoverable(
                 problem(
-                    f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run `omerender lock` to re-record what follows the live runtimes",
+                    f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run "
+                    "`omerender lock` to re-record what follows the live runtimes",
                     "inferenceServices",
                     key,
                     "revision",
                 ),
-                f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it if it follows its live runtime",
+                f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it "
+                "if it follows its live runtime",
             )
         sync = str(entry.get("sync", "live"))
         lock.isvcs[key] = Pin(

@@ -199,16 +199,24 @@ class Lifecycle:
         if record.sync == SyncMode.SNAPSHOT:
             keys: tuple[str, ...] = ("inferenceServices", key, "revision")
             how = "autoSync: false"
-            fix = f"restore {self.lock_path}, or run `omerender lock --roll-forward {key}` to move it to the live merged spec"
+            fix = (
+                f"restore {self.lock_path}, or run `omerender lock --roll-forward {key}` to move it to the live merged "
+                "spec"
+            )
         else:
             keys = ("revisions", wanted)
             how = "spec.runtime.revision"
-            fix = f"restore {self.lock_path}, or set spec.runtime.revision to the live merged spec's revision (or remove it)"
+            fix = (
+                f"restore {self.lock_path}, or set spec.runtime.revision to the live merged spec's revision (or remove "
+                "it)"
+            )
         line, col = self.lock.where(*keys)
         record.drifted = record.live_revision is not None and record.live_revision != wanted
         message = (
-            f"InferenceService {key} is pinned ({how}) to revision {wanted} of runtime {record.runtime.name if record.runtime is not None else '?'}, "
-            f"but {self.lock_path} cannot give it back ({why}); it is not rendered rather than moved to the live merged spec "
+            f"InferenceService {key} is pinned ({how}) to revision {wanted} of runtime "
+            f"{record.runtime.name if record.runtime is not None else '?'}, "
+            f"but {self.lock_path} cannot give it back ({why}); it is not rendered rather than moved to the live "
+            "merged spec "
             f"(revision {record.live_revision}) behind your back: {fix}"
         )
         return Diagnostic(self.lock_path, line, col, ERROR, message, PIN_ERROR, json_path(keys))
@@ -258,7 +266,8 @@ class Lifecycle:
                     out.append(self._unusable_pin(record, key, wanted))
                     return None
                 message = (
-                    f"Runtime {runtime.name} revision {wanted} (spec.runtime.revision) is not recorded in {self.lock_path}; "
+                    f"Runtime {runtime.name} revision {wanted} (spec.runtime.revision) is not recorded in "
+                    f"{self.lock_path}; "
                     f"its live merged spec is revision {record.live_revision}"
                 )
                 out.append(isvc.diag(ERROR, message, "spec", "runtime", "revision", code=PIN_ERROR))
@@ -266,7 +275,8 @@ class Lifecycle:
         elif record.sync == SyncMode.SNAPSHOT and key not in self.roll_forward:
             if locked is None:
                 message = (
-                    f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this InferenceService; "
+                    f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this "
+                    "InferenceService; "
                     f"rendering the live merged spec (revision {record.live_revision}); run `omerender lock` to pin it"
                 )
                 out.append(isvc.diag(WARNING, message, "spec", "runtime", code=codes.RUNTIME_NOT_LOCKED))
@@ -278,7 +288,10 @@ class Lifecycle:
         if wanted == record.live_revision:
             record.revision, record.spec, record.chain, record.source = wanted, chain.spec, tuple(chain.names), "live"
             if locked is not None and locked != wanted and record.sync == SyncMode.LIVE:
-                message = f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is {wanted}"
+                message = (
+                    f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is "
+                    f"{wanted}"
+                )
                 out.append(isvc.diag(INFO, message, "spec", "runtime", code=codes.RUNTIME_ROLLOUT))
             return found
         assert wanted is not None
@@ -293,7 +306,8 @@ class Lifecycle:
         )
         how = "spec.runtime.revision" if record.sync == SyncMode.REVISION else "autoSync: false"
         message = (
-            f"RuntimeDrifted True, reason RevisionMismatch: pinned ({how}) to revision {wanted} of runtime {runtime.name}, "
+            f"RuntimeDrifted True, reason RevisionMismatch: pinned ({how}) to revision {wanted} of runtime "
+            f"{runtime.name}, "
             f"but its live merged spec is revision {record.live_revision}; rendering the pinned snapshot"
             + (f" until `omerender lock --roll-forward {key}`" if record.sync == SyncMode.SNAPSHOT else "")
         )

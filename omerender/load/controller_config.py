@@ -233,7 +233,10 @@ def parse(obj: Obj) -> tuple[ControllerConfig | None, list[Diagnostic]]:
         if key in READ_BY_CONTROLLER:
             continue
         if key in POD_WEBHOOK_KEYS:
-            message = f"{key} is read by OME's pod webhook when Pods are created, not by the controller; omerender renders Deployments, so it has no effect here"
+            message = (
+                f"{key} is read by OME's pod webhook when Pods are created, not by the controller; omerender renders "
+                "Deployments, so it has no effect here"
+            )
             problems.append(obj.diag(INFO, message, "data", key, code=codes.CONTROLLER_CONFIG_POD_ONLY))
         else:
             message = f"unknown key {key}: OME's controller does not read it (it reads {', '.join(READ_BY_CONTROLLER)})"

@@ -1,8 +1,8 @@
 """Objects from documents already in memory (a KRM ResourceList's items) instead of files.
 
 Each document is written out and parsed back, so it gets a text to compose positions from like a
-file's and the rest of omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller wants
-diagnostics to carry; the same checks as for files apply (kind, apiVersion, name, namespace).
+file's and the rest of omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller
+wants diagnostics to carry; the same checks as for files apply (kind, apiVersion, name, namespace).
 """
 
 from __future__ import annotations

@@ -137,8 +137,8 @@ def _unknown_ome_kind(obj: Obj) -> Diagnostic | None:
         return None
     return obj.diag(
         ERROR,
-        f"unknown kind {clip(obj.kind)!r} in {clip(api)}: OME defines {', '.join(sorted((*OME_KINDS, *OTHER_OME_KINDS)))}"
-        + hint(obj.kind, (*OME_KINDS, *OTHER_OME_KINDS)),
+        f"unknown kind {clip(obj.kind)!r} in {clip(api)}: OME defines "
+        f"{', '.join(sorted((*OME_KINDS, *OTHER_OME_KINDS)))}" + hint(obj.kind, (*OME_KINDS, *OTHER_OME_KINDS)),
         "kind",
         code=codes.UNKNOWN_KIND,
     )

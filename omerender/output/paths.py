@@ -56,7 +56,8 @@ def identity_problem(ident: Identity) -> tuple[str, str] | None:
         )
     if namespace and not is_dns_label(namespace):
         return (
-            f"{kind} {clip(name)}: namespace {clip(namespace)!r} is not a DNS-1123 label; refusing to use it as a folder",
+            f"{kind} {clip(name)}: namespace {clip(namespace)!r} is not a DNS-1123 label; refusing to use it as a "
+            "folder",
             "namespace",
         )
     good = _segment_ok(name) if kind in PATH_SEGMENT_KINDS else is_dns_subdomain(name)

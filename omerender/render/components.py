@@ -95,7 +95,10 @@ def _raw(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str,
         objects.extend(companions.router_rbac(name, ctx.namespace, base_labels))
         pod["serviceAccountName"] = name
         if len(merged.get("config") or {}) > 1:
-            message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
+            message = (
+                f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map "
+                "order, which varies between reconciles, and omerender sorts them"
+            )
             ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code=codes.ROUTER_CONFIG_ORDER))
     deployment = build_deployment(ctx, component, merged, pod)
     labels = deployment["metadata"]["labels"]
@@ -109,7 +112,8 @@ def _raw(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str,
         ctx.locate(
             "minAvailable",
             WARNING,
-            f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)",
+            f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, "
+            "which Kubernetes rejects (only one may be set)",
             codes.PDB_BOTH_BOUNDS,
         )
     objects.append(budget)
@@ -156,7 +160,8 @@ def render_all(ctx: Context, universe: Universe) -> list[dict[str, Any]]:
         ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "model", code=codes.FINE_TUNED_ADAPTER))
         if ctx.finetuned.strategy is None:
             message = (
-                f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations then "
+                f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations "
+                "then "
                 "returns no annotations, so the engine's objects carry none (not even the InferenceService's)"
             )
             ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code=codes.FINE_TUNED_NO_STRATEGY))

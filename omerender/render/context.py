@@ -52,7 +52,8 @@ class Context:
         return self.isvc.namespace
 
     def locate(self, needle: str, severity: Severity, message: str, code: str, *, text: str = "") -> None:
-        """Report at the first source file holding ``text`` (the whole string), else ``needle``, else at the InferenceService."""
+        """Report at the first source file holding ``text`` (the whole string), else ``needle``, else at the
+        InferenceService."""
         for wanted in (text, needle) if text else (needle,):
             for source in self.sources:
                 found = find_scalar(source.node, wanted)

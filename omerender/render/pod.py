@@ -159,7 +159,10 @@ def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
     if not problem.ome_error:
         return problem.message
     if worker:
-        return f"failed to reconcile worker pod spec: failed to replace placeholders in worker container: {problem.message}"
+        return (
+            "failed to reconcile worker pod spec: failed to replace placeholders in worker container: "
+            f"{problem.message}"
+        )
     return f"failed to reconcile pod spec: failed to replace placeholders in container: {problem.message}"
 
 

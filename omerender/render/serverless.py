@@ -1,7 +1,8 @@
 """A Serverless component: the Knative ``serving.knative.dev/v1`` Service OME's controller creates.
 
-Mirrors ``createKnativeService`` (``pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go:60-175``)
-and ``ReconcileKnativeDeployment`` (``reconcilers/common/deployment_reconciler.go:96-115``) at OME 17b77eda. A
+Mirrors ``createKnativeService``
+(``pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go:60-175``) and
+``ReconcileKnativeDeployment`` (``reconcilers/common/deployment_reconciler.go:96-115``) at OME 17b77eda. A
 Serverless component gets only this object: no Deployment, component Service, autoscaler or PodDisruptionBudget,
 and none of the pod defaults the raw Deployment path adds. Offline the component has no rolled-out revision yet,
 so all traffic goes to the latest revision (canary splitting needs one).

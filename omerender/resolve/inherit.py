@@ -132,7 +132,10 @@ def resolve(universe: Universe, runtime: Obj) -> Chain:
             return Chain(runtime, tuple(walked), reason, message, None)
         if len(names) >= MAX_DEPTH:
             # Only a parent that exists makes the chain hold more than five runtimes.
-            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
+            message = (
+                f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent "
+                f"{_quote(parent)})"
+            )
             loop = _cycle_beyond(universe, runtime, [*walked, found])
             if loop is not None:
                 message += f"; it is also an inheritance cycle: {_fmt(loop)}"

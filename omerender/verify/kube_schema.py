@@ -124,7 +124,8 @@ def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
 
 @cache
 def fast_validator(version: str, kind: str, api_version: str) -> quick.Check | None:
-    """jsonschema-rs's verdict as a predicate; ``None`` when there is no schema for the kind (or it cannot build one)."""
+    """jsonschema-rs's verdict as a predicate; ``None`` when there is no schema for the kind (or it cannot build
+    one)."""
     schema = _schema(version, kind, api_version)
     if schema is None:
         return None

@@ -54,7 +54,8 @@ def test_alias_bomb_through_the_cli_under_a_memory_cap() -> None:
     assert proc.stdout == b""
     assert (
         proc.stderr.decode()
-        == "<stdin>:2:1: error: [yaml-syntax] invalid YAML: document expands to more than 1000000 nodes through aliases\n"
+        == "<stdin>:2:1: error: [yaml-syntax] invalid YAML: document expands to more than 1000000 nodes through "
+        "aliases\n"
     )
     assert elapsed < 10  # interpreter start-up included; the refusal itself is timed above
 
@@ -86,7 +87,8 @@ def test_a_big_file_of_tiny_nodes_is_refused_before_nodes_are_built() -> None:
     assert proc.returncode == 1, proc.stderr
     assert (
         proc.stderr.decode()
-        == "<stdin>:1000000:3: error: [yaml-syntax] invalid YAML: file holds more than 1000000 YAML nodes; split it into smaller files\n"
+        == "<stdin>:1000000:3: error: [yaml-syntax] invalid YAML: file holds more than 1000000 YAML nodes; split it "
+        "into smaller files\n"
     )
     assert time.perf_counter() - started < 20
 

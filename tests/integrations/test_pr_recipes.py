@@ -68,9 +68,11 @@ def _stubs(tmp_path: Path) -> tuple[Path, Path]:
     folder, log = tmp_path / "stubs", tmp_path / "calls.log"
     folder.mkdir(parents=True)
     scripts = {
-        "python": f'if [ "$1" = -m ] && [ "$2" = pip ]; then echo "pip $*" >> "{log}"; exit 0; fi\nexec "{sys.executable}" "$@"\n',
+        "python": f'if [ "$1" = -m ] && [ "$2" = pip ]; then echo "pip $*" >> "{log}"; exit 0; fi\n'
+        f'exec "{sys.executable}" "$@"\n',
         "gh": f'echo "gh $*" >> "{log}"\ncase "$*" in *--jq*) printf "%s" "${{STUB_EXISTING:-}}";; esac\n',
-        "curl": f'echo "curl $*" >> "{log}"\ncase "$*" in *--request*) ;; *) printf "%s" "${{STUB_NOTES:-[]}}";; esac\n',
+        "curl": f'echo "curl $*" >> "{log}"\n'
+        'case "$*" in *--request*) ;; *) printf "%s" "${STUB_NOTES:-[]}";; esac\n',
     }
     for name, body in scripts.items():
         path = folder / name
