@@ -187,7 +187,7 @@ def test_one_sided_size_range_is_an_error_at_the_runtime(run_cli, tmp_path):
 
 
 def test_one_sided_range_completed_by_the_parent_is_a_note_without_auto_selection(run_cli, tmp_path):
-    # The spec endorses this pattern; it is a hazard only when OME auto-selects (tests/cli/test_size_range.py).
+    # The spec endorses this pattern; it is a hazard only when OME auto-selects (tests/selection/test_size_range.py).
     parent = runtime("parent", flat(disabled=True, modelSizeRange={"min": "1B", "max": "9B"}))
     child = runtime("child", {"disabled": False, "modelSizeRange": {"max": "5B"}}, parent="parent")
     result = build(run_cli, tmp_path, parent, child, isvc("svc", "child"))
