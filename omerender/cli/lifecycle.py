@@ -31,6 +31,7 @@ from omerender.cli.common import (
     validate_options,
     with_report_options,
 )
+from omerender.constants import SyncMode
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 from omerender.paths import holder as holder_of
@@ -225,11 +226,11 @@ def lock_command(
     for key in keys:
         if key not in records:
             raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
-        if records[key].sync == "revision":
+        if records[key].sync == SyncMode.REVISION:
             raise click.UsageError(
                 f"--roll-forward {key}: it is pinned by spec.runtime.revision; change that field instead"
             )
-        if records[key].sync == "live":
+        if records[key].sync == SyncMode.LIVE:
             click.echo(
                 f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True
             )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from omerender.constants import SyncMode
 from omerender.lifecycle.lock import isvc_key
 from omerender.load.obj import Obj
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
@@ -253,7 +254,7 @@ def _isvcs(forest: Forest, result: BuildResult, runtime_ids: dict[str, str]) -> 
         selected = named is None
         if selected:
             node.markers.append("auto-selected")
-        if record is not None and record.sync != "live":
+        if record is not None and record.sync != SyncMode.LIVE:
             node.markers.append("pinned")
         if record is not None and record.drifted:
             node.markers.append("drifted")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from omerender.constants import SyncMode
 from omerender.lifecycle.diff import effective_tree
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
@@ -13,7 +14,7 @@ API_VERSION = "omerender.io/v1alpha1"
 
 
 def _mode(record: Effective) -> str:
-    return "follows-live" if record.sync == "live" else "pinned"
+    return "follows-live" if record.sync == SyncMode.LIVE else "pinned"
 
 
 def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[str, Any]]:
@@ -31,7 +32,7 @@ def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[
             f"{record.live_revision}",
         )
         return True, condition
-    if record.sync != "live" and pinned_to is not None and record.live_revision is None:
+    if record.sync != SyncMode.LIVE and pinned_to is not None and record.live_revision is None:
         condition.update(
             status="Unknown",
             reason="LiveRevisionUnknown",
