@@ -97,6 +97,7 @@ def build(
 ) -> None:
     """Render the objects the OME controller creates for every InferenceService in PATHS."""
     from omerender.cli.output import OutputOptions, emitted, finish
+    from omerender.diagnostics import has_errors, sorted_unique
     from omerender.load.yamlio import dump_one
     from omerender.output.formats import dump_json
     from omerender.output.writer import write_file
@@ -136,8 +137,9 @@ def build(
     keep_to_exit(result)
     selection = emitted(result, out, output_dir)
     keep_to_exit(selection)
-    report(result.diagnostics, report_format, report_file, max_errors, verbose)
-    if result.failed:
+    findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
+    report(findings, report_format, report_file, max_errors, verbose)
+    if has_errors(findings):
         sys.exit(EXIT_FINDINGS)
     if status_file:
         from omerender.lifecycle.lock import last_chains

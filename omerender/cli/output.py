@@ -53,8 +53,8 @@ class OutputOptions:
 
 
 def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None = None) -> Selection:
-    """The objects to print; their diagnostics (Flux substitution, output paths) join ``result.diagnostics``."""
-    from omerender.diagnostics import INFO, WARNING, sorted_unique
+    """The objects to print, with their own diagnostics (Flux substitution, output paths); ``result`` is not changed."""
+    from omerender.diagnostics import INFO, WARNING
     from omerender.output.clashes import files_for
     from omerender.output.emit import EmitOptions, rendered_sources, select, under
     from omerender.pipeline import collector_paused
@@ -74,7 +74,6 @@ def emitted(result: BuildResult, options: OutputOptions, output_dir: str | None 
     if output_dir:
         selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
         selection.diagnostics.extend(problems)
-    result.diagnostics = sorted_unique(result.diagnostics + selection.diagnostics)
     return selection
 
 
