@@ -38,6 +38,7 @@ from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import parse_documents
+from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
@@ -119,7 +120,7 @@ def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | No
     if not os.path.lexists(path):
         return None, None, []
     real, folder = os.path.realpath(path), os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    if os.path.islink(path) and not real.startswith(folder.rstrip(os.sep) + os.sep):
+    if os.path.islink(path) and (real == folder or not is_within(real, folder)):  # a file below its folder only
         return (
             None,
             None,
