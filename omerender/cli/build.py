@@ -24,6 +24,7 @@ from omerender.cli.common import (
     resolve_kube_version,
     search_path_option,
     stdin,
+    subjects_of,
     validate_options,
     with_gitops_options,
     with_report_options,
@@ -72,7 +73,7 @@ def build(
     namespace: str,
     output_dir: str | None,
     status_file: str | None,
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -138,7 +139,7 @@ def build(
     selection = emitted(result, out, output_dir)
     keep_to_exit(selection)
     findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
-    report(findings, report_format, report_file, max_errors, verbose)
+    report(findings, report_format, report_file, max_errors, verbose, subjects_of(result))
     if has_errors(findings):
         sys.exit(EXIT_FINDINGS)
     if status_file:
@@ -177,7 +178,7 @@ def status(
     namespace: str,
     output: str,
     lock_file: str | None,
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
