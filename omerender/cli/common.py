@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from omerender.result import BuildOptions
+    from omerender.output.ci_reports import Subject
+    from omerender.result import BuildOptions, BuildResult
 
 from omerender import __version__
 from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES, ValidationMode
@@ -158,10 +159,10 @@ def _report_targets(ctx: click.Context, param: click.Parameter, values: tuple[st
     return values
 
 
-def subjects_of(result: Any) -> Callable[[], Sequence[Any]]:
+def subjects_of(result: BuildResult) -> Callable[[], Sequence[Subject]]:
     """The runtimes and InferenceServices of ``result`` for the junit report, read only if it is asked for."""
 
-    def read() -> Sequence[Any]:
+    def read() -> Sequence[Subject]:
         from omerender.output.ci_reports import subjects_of as read_subjects
 
         return read_subjects(result)
