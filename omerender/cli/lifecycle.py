@@ -152,6 +152,14 @@ def effective(
                 err=True,
             )
         sys.exit(EXIT_FINDINGS)
+    wrong = [d for d in shown if d.severity == "error" and d not in config_problems]
+    if wrong:  # what OME would reject is not dropped to compute an answer: every command exits 1 on it
+        click.echo(
+            f"omerender: {len(wrong)} error(s) above in the objects {key} depends on: the answer would leave out "
+            "what they wrote, so none is given",
+            err=True,
+        )
+        sys.exit(EXIT_FINDINGS)
     click.echo(EFFECTIVE_FORMATS[output](record, show_origin), nl=False)
     if record.revision is None or any(d.severity == "error" for d in config_problems):
         sys.exit(EXIT_FINDINGS)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from omerender.errors import UsageError
+from omerender.load import jsondepth
 from omerender.names import clip, is_dns_label
 from omerender.output.emit import INPUTS, PASSTHROUGH, kinds_problem
 
@@ -86,9 +87,11 @@ def _apply(settings: Settings, name: str, where: str, value: str | tuple[str, ..
 
 def _parameters(raw: str) -> list[tuple[str, str | tuple[str, ...]]]:
     try:
-        entries: Any = json.loads(raw)
+        entries: Any = jsondepth.loads(raw)
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{PARAMETERS} is not valid JSON: {exc.msg} at character {exc.pos}") from None
+    except ValueError as exc:
+        raise SettingsError(f"{PARAMETERS}: {exc}") from None
     if not isinstance(entries, list):
         raise SettingsError(f"{PARAMETERS} must be a JSON list of parameters")
     found: list[tuple[str, str | tuple[str, ...]]] = []

@@ -9,12 +9,12 @@ Without a ConfigMap in the inputs the values OME ships are used (``config/config
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.load import jsondepth
 from omerender.load.obj import Obj
 from omerender.ome import CONTROLLER_CONFIG_MAP
 
@@ -99,7 +99,7 @@ def _decode(
     """The key's JSON read into ``fields`` as Go's json.Unmarshal would, or ``None`` after an error."""
     text = (obj.body.get("data") or {}).get(key)
     try:
-        value = json.loads(str(text))
+        value = jsondepth.loads(str(text))
     except ValueError as exc:
         problems.append(obj.diag(ERROR, f"{prefix}{exc}", "data", key, code=codes.CONTROLLER_CONFIG))
         return None
