@@ -211,7 +211,8 @@ def report(diagnostics: list[Any], fmt: str, report_file: str | None, max_errors
     from omerender.output.reporters import render_report
 
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
-    text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__)
+    ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
+    text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, ci_log=ci_log)
     if report_file:
         from omerender.output.writer import write_file
 
