@@ -361,7 +361,6 @@ def diff(
     lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
     old side). InferenceServices found there are not compared.
     """
-    import tempfile
 
     from omerender.lifecycle.diff import changed, compare
     from omerender.lifecycle.gitref import GitError, paths_at
@@ -379,7 +378,9 @@ def diff(
             controller_config=controller_config,
         )
 
-    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
+    from omerender.output.leftovers import scratch as scratch_folder
+
+    with scratch_folder("omerender-diff-") as scratch:  # what a killed diff left there is removed first
         if git_ref is not None:
             try:
                 extracted = paths_at(list(paths), git_ref, scratch)
