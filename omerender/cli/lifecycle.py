@@ -152,11 +152,12 @@ def effective(
                 err=True,
             )
         sys.exit(EXIT_FINDINGS)
-    wrong = [d for d in shown if d.severity == "error" and d not in config_problems]
-    if wrong:  # what OME would reject is not dropped to compute an answer: every command exits 1 on it
+    dropped = (codes.UNKNOWN_FIELD, codes.INVALID_NAME, codes.SCHEMA)  # a field or an object the answer leaves out
+    wrong = [d for d in shown if d.severity == "error" and d.code in dropped]
+    if wrong:  # an answer computed without what the user wrote would be wrong: every command exits 1 on it
         click.echo(
-            f"omerender: {len(wrong)} error(s) above in the objects {key} depends on: the answer would leave out "
-            "what they wrote, so none is given",
+            f"omerender: {key} depends on objects the API server would not store as written ({wrong[0].path}:"
+            f"{wrong[0].line}): an answer without what they hold would be wrong, so none is given",
             err=True,
         )
         sys.exit(EXIT_FINDINGS)
