@@ -54,11 +54,8 @@ def siblings(directory: str) -> Siblings:
     """Where DIR's parent is and what ``replacing`` calls the names it keeps beside DIR."""
     stripped = directory.rstrip("/") or "/"
     name = os.path.basename(stripped)
-    if name in ("", ".", ".."):  # the folder is named by its relation to another: use its absolute name
-        stripped = os.path.abspath(stripped)
-        name = os.path.basename(stripped)
-    if not name:
-        raise WriteError(f"{directory}: cannot write: the root folder cannot be replaced")
+    if name in ("", ".", ".."):  # replacing it would pull the folder a shell stands in from under it
+        raise WriteError(f"{directory}: cannot write: name the output folder itself (as in ./rendered), not {name!r}")
     parent = os.path.dirname(stripped) or "."
     return Siblings(directory, parent, name, f".{name}.stage", f".{name}.old", f".{name}.omerender-lock")
 
