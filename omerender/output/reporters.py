@@ -7,16 +7,17 @@ ends with a newline (the text report of no diagnostics is the empty string).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 from urllib.parse import quote
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
+from omerender.output.ci_reports import Subject, render_gitlab, render_junit
 from omerender.output.formats import dump_json
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
 REPORT_VERSION: Literal[1] = 1
 TOOL_NAME = "omerender"
@@ -61,9 +62,12 @@ def render_report(
     *,
     max_errors: int | None = None,
     tool_version: str,
+    subjects: Sequence[Subject] = (),
     ci_log: bool = False,
 ) -> str:
     """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
+
+    ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit``.
 
     ``max_errors`` caps how many diagnostics of any severity are listed; the rest are
     counted and the report says how many were left out. ``None`` means no cap. ``ci_log``
@@ -77,7 +81,7 @@ def render_report(
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
     shown = diagnostics if max_errors is None else diagnostics[:max_errors]
-    text = renderer(_Report(diagnostics, shown, max_errors, tool_version))
+    text = renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
     return no_workflow_commands(text) if ci_log and fmt == "text" else text
 
 
@@ -89,6 +93,7 @@ class _Report:
     shown: list[Diagnostic]
     max_errors: int | None
     tool_version: str
+    subjects: tuple[Subject, ...] = ()
 
     @property
     def omitted(self) -> int:
@@ -245,4 +250,6 @@ _RENDERERS: dict[str, Callable[[_Report], str]] = {
     "json": _render_json,
     "github": _render_github,
     "sarif": _render_sarif,
+    "junit": lambda report: render_junit(report.shown, report.subjects, report.tool_version),
+    "gitlab": lambda report: render_gitlab(report.shown),
 }

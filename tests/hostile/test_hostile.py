@@ -121,7 +121,9 @@ def _written_only_where_asked(case: Path, work: Path, root: Path, before: set[st
     out = args[args.index("--output-dir") + 1] if "--output-dir" in args else None
     prefix = work.relative_to(root).as_posix() + "/"
     allowed = [] if out is None else [prefix + out + "/"]
-    allowed += [prefix + args[args.index(o) + 1] for o in ("--report-file", "--status-file", "--lock-file") if o in args]
+    allowed += [
+        prefix + args[args.index(o) + 1] for o in ("--report-file", "--status-file", "--lock-file") if o in args
+    ]
     new = sorted(_files(root) - before)
     stray = [p for p in new if not p.startswith(prefix + "input/") and not any(p.startswith(a) for a in allowed)]
     assert stray == [], f"written outside --output-dir: {stray}"
