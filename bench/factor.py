@@ -47,6 +47,31 @@ def corpus_copy(source: Path, target: Path) -> int:
     return len(seen)
 
 
+def env_tree(target: Path, runtimes: int = 200, env: int = 400) -> Path:
+    """``runtimes`` flat ClusterServingRuntimes of one engine, each with ``env`` env entries (issue 25's tree).
+
+    Most entries are shared by every runtime; one in ten differs per runtime, and each runtime has
+    a few of its own, so the profile and the children both hold keyed env lists.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    for r in range(runtimes):
+        lines = [f"        - name: VAR_{e:04d}\n          value: \"{r if e % 10 == 0 else e}\"\n" for e in range(env)]
+        lines += [f"        - name: OWN_{r:04d}_{k}\n          value: \"{k}\"\n" for k in range(3)]
+        text = (
+            "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n"
+            f"  name: env-runtime-{r:04d}\nspec:\n  disabled: false\n"
+            "  supportedModelFormats:\n    - modelFormat:\n        name: safetensors\n"
+            "      modelFramework:\n        name: transformers\n      modelArchitecture: LlamaForCausalLM\n      autoSelect: false\n"
+            f"  modelSizeRange:\n    min: {1 + r % 7}B\n    max: {10 + r % 7}B\n"
+            "  engineConfig:\n    runner:\n      name: ome-container\n"
+            "      image: docker.io/lmsysorg/sglang:v0.5.5  # pinned engine build\n"
+            "      command: [python3, -m, sglang.launch_server]\n"
+            "      env:\n" + "".join(lines)
+        )
+        (target / f"env-runtime-{r:04d}.yaml").write_text(text, encoding="utf-8")
+    return target
+
+
 def timed(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[bytes]]:
     start = perf_counter()
     proc = subprocess.run(cmd, capture_output=True, cwd=REPO, check=False)

@@ -28,6 +28,7 @@ from omerender.resolve.merge import is_unset, merge
 RUNNER_PATHS = (("runner",), ("leader", "runner"), ("worker", "runner"))
 CLASS_FIELDS = ("resources", "nodeSelector", "tolerations", "affinity")
 MAX_GROUP = 10_000
+MAX_ROUNDS = 8  # extraction rounds per group; members still failing after them stay flat
 
 
 @dataclass
@@ -157,21 +158,24 @@ def _proved(specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str,
     """The profile for ``specs`` and the children that prove; indices of members that do not."""
     members = list(range(len(specs)))
     dropped: list[int] = []
-    while len(members) >= 2:
+    for _ in range(MAX_ROUNDS):  # each round drops a member at least; a bound keeps the worst case linear
+        if len(members) < 2:
+            break
         shared, children = extract.extract([specs[i] for i in members])
-        failed = [i for i, c in zip(members, children, strict=True) if not extract.proves(shared, c, specs[i])]
+        failed = {i for i, c in zip(members, children, strict=True) if not extract.proves(shared, c, specs[i])}
         if not failed:
             out: list[dict[str, Any]] = [{} for _ in specs]
             for i, c in zip(members, children, strict=True):
                 out[i] = c
             return shared, out, dropped
-        dropped.extend(failed)
+        dropped.extend(sorted(failed))
         members = [i for i in members if i not in failed]
     return {}, [], dropped + members
 
 
 def kept_first(dropped: list[int], size: int) -> int:
-    return next(i for i in range(size) if i not in dropped)
+    gone = set(dropped)
+    return next(i for i in range(size) if i not in gone)
 
 
 def _gpu_class(child: dict[str, Any]) -> str:
@@ -221,14 +225,15 @@ def plan(
         specs = [_top(without_auto_select(chains[runtime_key(r)].spec or r.spec)) for r in members]
         shared, children, dropped = _proved(specs)
         result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
+        gone = set(dropped)
         if not shared:
-            kept = [i for i in range(len(members)) if i not in dropped]
+            kept = [i for i in range(len(members)) if i not in gone]
             result.flat.extend(Flat(members[i], "its group shares nothing every member can inherit") for i in kept)
             continue
         name = _unique(rename(default_name(key)), taken)
         top = Profile(name, None, _with_runner_names(shared, specs[kept_first(dropped, len(members))]))
         result.profiles.append(top)
-        kept = [i for i in range(len(members)) if i not in dropped]
+        kept = [i for i in range(len(members)) if i not in gone]
         classes: dict[str, list[int]] = {}
         for i in kept:
             classes.setdefault(_gpu_class(children[i]), []).append(i)

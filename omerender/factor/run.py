@@ -15,6 +15,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
 from omerender.factor import extract
+from omerender.factor.edit import Comments, FieldPath
 from omerender.factor.plan import Plan, plan, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
@@ -65,29 +66,50 @@ def _lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def _rewrite(p: Plan, texts: dict[str, str]) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-    """New texts of the files holding children, and each child's lines before and after."""
+def _rewrite(
+    p: Plan, texts: dict[str, str]
+) -> tuple[dict[str, str], dict[str, tuple[int, int]], dict[str, dict[FieldPath, Comments]]]:
+    """New texts of the files holding children; each child's lines before and after, and the comments of
+    the fields that left it (by runtime key)."""
     by_path: dict[str, list[Any]] = {}
     for c in p.children:
         by_path.setdefault(c.runtime.path, []).append(c)
     files: dict[str, str] = {}
     lines: dict[str, tuple[int, int]] = {}
+    comments: dict[str, dict[FieldPath, Comments]] = {}
     for path, children in sorted(by_path.items()):
-        files[path], counts = rewrite_file(
+        files[path], counts, found = rewrite_file(
             texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children]
         )
-        for c, count in zip(children, counts, strict=True):
+        for c, count, notes in zip(children, counts, found, strict=True):
             lines[runtime_key(c.runtime)] = count
-    return files, lines
+            comments[runtime_key(c.runtime)] = notes
+    return files, lines, comments
 
 
-def _profile_files(p: Plan, folder: Path, existing: set[str]) -> dict[str, str]:
+def _profile_comments(p: Plan, comments: dict[str, dict[FieldPath, Comments]]) -> dict[str, dict[FieldPath, Comments]]:
+    """Per profile, the comments its runtimes (and those of the profiles below it) wrote, the first for each field."""
+    below: dict[str, list[str]] = {pr.name: list(pr.members) for pr in p.profiles}
+    out: dict[str, dict[FieldPath, Comments]] = {}
+    for pr in reversed(p.profiles):  # sub-profiles come after their parent: theirs are complete first
+        merged: dict[FieldPath, Comments] = {}
+        for member in below[pr.name]:
+            for path, note in (out.get(member) or comments.get(member) or {}).items():
+                merged.setdefault(path, note)
+        out[pr.name] = merged
+    return out
+
+
+def _profile_files(
+    p: Plan, folder: Path, existing: set[str], comments: dict[str, dict[FieldPath, Comments]]
+) -> dict[str, str]:
     out: dict[str, str] = {}
+    notes = _profile_comments(p, comments)
     for profile in p.profiles:
         path, n = folder / f"{profile.name}.yaml", 2
         while path.as_posix() in existing or path.exists():
             path, n = folder / f"{profile.name}-{n}.yaml", n + 1
-        out[path.as_posix()] = profile_text(profile, HEADER)
+        out[path.as_posix()] = profile_text(profile, HEADER, notes[profile.name])
         existing.add(path.as_posix())
     return out
 
@@ -251,16 +273,16 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         return result
     texts = {path: read_text(path) for path in sorted({c.runtime.path for c in p.children})}
     try:
-        files, lines = _rewrite(p, texts)
+        files, lines, comments = _rewrite(p, texts)
     except RewriteError as exc:
         result.diagnostics.append(
             Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", codes.FACTOR_PROOF)
         )
         return result
-    profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files))
+    profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files), comments)
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
-        again = load(paths, load_options, stdin)
+        again = load(paths, load_options, stdin, skip=set(files))
         kept = [o for o in again.objects if o.path not in files]
         new_objects, problems = _objects({**files, **profiles}, load_options)
         new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)

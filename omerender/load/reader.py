@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,10 +214,15 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
     return obj, None
 
 
-def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"") -> LoadResult:
-    """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
+def load(
+    paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"", skip: Collection[str] = ()
+) -> LoadResult:
+    """Every input read (within the run's byte budget) before any is parsed (within its node budget);
+    the files in ``skip`` (as discovered) are left out, unread."""
     result = LoadResult()
     files, problems = discover(paths)
+    if skip:
+        files = [f for f in files if f not in skip]
     result.diagnostics.extend(problems)
     budget = options.run_budget()
     texts: list[tuple[str, str]] = []
