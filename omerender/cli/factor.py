@@ -119,7 +119,7 @@ def factor(
     rendered object stay the same, byte for byte; if not, it writes nothing and exits 1.
     Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
     """
-    from omerender.factor import tree
+    from omerender.factor import journal, tree
     from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
     from omerender.factor.run import factor as run_factor
@@ -156,6 +156,10 @@ def factor(
         deep=not no_class_profiles,
         convert_auto_selected=convert_auto_selected,
     )
+    if in_place:
+        recovered = journal.recover(journal.folder_of(list(paths)))
+        if recovered:
+            click.echo(f"omerender: {recovered}", err=True)
     result = run_factor(list(paths), options)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)
     if result.failed:
@@ -166,7 +170,7 @@ def factor(
         except tree.TreeError as exc:
             raise click.UsageError(str(exc)) from None
     elif in_place:
-        tree.write_in_place(result.files)
+        journal.write_in_place(journal.folder_of(list(paths)), result.files)
     click.echo(FACTOR_FORMATS[output](result.report), nl=False)
     if show_diff:
         click.echo(unified_diffs(result.originals, result.files), nl=False)
