@@ -22,6 +22,7 @@ from omerender.cli.common import (
     refuse_output_in_input,
     report,
     resolve_kube_version,
+    search_path_option,
     strict_option,
     with_report_options,
 )
@@ -79,6 +80,7 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
     "InferenceService relies on OME selecting one of them.",
 )
 @click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
+@search_path_option
 @lock_file_option
 @model_metadata_option
 @controller_config_option
@@ -104,6 +106,7 @@ def factor(
     max_errors: int | None,
     verbose: int,
     max_file_size: int,
+    search_path: tuple[str, ...] = (),
     lock_file: str | None = None,
     model_metadata: str | None = None,
     controller_config: str | None = None,
@@ -155,6 +158,7 @@ def factor(
         names=names,
         deep=not no_class_profiles,
         convert_auto_selected=convert_auto_selected,
+        search_paths=list(search_path),
     )
     if in_place:
         recovered = journal.recover(journal.folder_of(list(paths)))

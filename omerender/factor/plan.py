@@ -19,6 +19,7 @@ from typing import Any
 
 from omerender.factor import extract
 from omerender.load.obj import Obj
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import COMPONENTS, INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.resolve.index import Universe, runtime_key
@@ -59,6 +60,7 @@ class Plan:
     children: list[Child] = field(default_factory=list)
     flat: list[Flat] = field(default_factory=list)
     inheriting: list[Obj] = field(default_factory=list)  # runtimes that already inherit: left as they are
+    reused: list[str] = field(default_factory=list)  # existing profiles the children inherit from
 
 
 def auto_selected(spec: dict[str, Any]) -> bool:
@@ -191,11 +193,14 @@ def plan(
     rename: Callable[[str], str] = lambda name: name,
     deep: bool = True,
     convert_auto: bool = False,
+    owned: Callable[[Obj], bool] = lambda runtime: True,
 ) -> Plan:
+    """``owned``: the runtimes factor may rewrite (the others, read from search paths, only take their names)."""
     result = Plan()
-    runtimes = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
-    taken = {r.name for r in runtimes}
-    parents = {str(r.annotations[INHERIT_FROM]) for r in runtimes if r.annotations.get(INHERIT_FROM)}
+    every = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
+    taken = {r.name for r in every}
+    runtimes = [r for r in every if owned(r)]
+    parents = {str(r.annotations[INHERIT_FROM]) for r in every if r.annotations.get(INHERIT_FROM)}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[Obj]] = {}
     for runtime in runtimes:
         spec = runtime.spec
@@ -280,3 +285,29 @@ def _subprofile(
     before = sum(_lines(c) for c in children)
     after = _lines(sub) + 8 + sum(_lines(c) for c in subchildren)  # 8: a profile's apiVersion, kind, metadata
     return (sub, subchildren) if after < before else None
+
+
+def reuse_existing(p: Plan, universe: Universe) -> None:
+    """A planned profile that an existing ClusterServingRuntime profile already is (same parent, same spec with
+    ``disabled: true``) is not written again: its children inherit from the existing one."""
+    existing: dict[tuple[str, str], str] = {}
+    for runtime in universe.all_runtimes():
+        if runtime.kind != CSR or not is_profile(runtime):
+            continue
+        parent = str(runtime.annotations.get(INHERIT_FROM) or "")
+        existing.setdefault((parent, extract._canon(runtime.spec)), runtime.name)
+    renamed: dict[str, str] = {}
+    kept: list[Profile] = []
+    for profile in p.profiles:  # parents before the profiles below them
+        profile.parent = renamed.get(profile.parent or "", profile.parent)
+        found = existing.get((profile.parent or "", extract._canon({"disabled": True, **profile.spec})))
+        if found is None:
+            kept.append(profile)
+        else:
+            renamed[profile.name] = found
+    for profile in kept:
+        profile.members = [renamed.get(m, m) for m in profile.members]
+    for child in p.children:
+        child.parent = renamed.get(child.parent, child.parent)
+    p.profiles = kept
+    p.reused = sorted(set(renamed.values()))

@@ -16,13 +16,14 @@ from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
 from omerender.factor import extract
 from omerender.factor.edit import Comments, FieldPath
-from omerender.factor.plan import Plan, plan, without_auto_select
+from omerender.factor.plan import Plan, plan, reuse_existing, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.obj import Obj
 from omerender.load.reader import STDIN, LoadOptions, load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
+from omerender.output.emit import under
 from omerender.pipeline import BuildOptions, BuildResult, build_objects
 from omerender.resolve.index import runtime_key
 
@@ -36,6 +37,7 @@ class FactorOptions:
     names: dict[str, str] = field(default_factory=dict)  # default profile stem -> the name wanted
     deep: bool = True  # GPU-class profiles below the engine profiles
     convert_auto_selected: bool = False  # auto-selected runtimes become children with autoSelect: false
+    search_paths: list[str] = field(default_factory=list)  # read and proved, never rewritten; their names taken
 
 
 @dataclass
@@ -242,18 +244,22 @@ def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple
 
 def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] = lambda: b"") -> FactorResult:
     load_options = LoadOptions(namespace=options.build.namespace, max_file_bytes=options.build.max_file_bytes)
-    loaded = load(paths, load_options, stdin)
+    everything = paths + options.search_paths
+    loaded = load(everything, load_options, stdin)
     old = build_objects(loaded.objects, loaded.diagnostics, options.build, paths)
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
+    searched = under(options.search_paths)
     p = plan(
         old.universe,
         old.chains,
         lambda stem: options.names.get(stem, stem),
         options.deep,
         options.convert_auto_selected,
+        owned=lambda runtime: not searched(runtime),
     )
+    reuse_existing(p, old.universe)
     relying = _relying_on_selection(old)
     converted = {runtime_key(c.runtime) for c in p.children if c.converted}
     lost = [
@@ -282,7 +288,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files), comments)
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
-        again = load(paths, load_options, stdin, skip=set(files))
+        again = load(everything, load_options, stdin, skip=set(files))
         kept = [o for o in again.objects if o.path not in files]
         new_objects, problems = _objects({**files, **profiles}, load_options)
         new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
@@ -293,6 +299,8 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     result.files = {**files, **profiles}
     result.originals = texts
     result.report = _report(p, lines, written)
+    result.report["reused"] = p.reused
+    result.report["proofCovers"] = "PATHS and --search-path" if options.search_paths else "PATHS only"
     result.report["autoSelection"] = [
         {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying
     ]
