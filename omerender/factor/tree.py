@@ -2,18 +2,20 @@
 
 ``mirror`` lists every file of the input roots (byte for byte, hidden folders and symlinks left
 out, bounded) with the changed and new files substituted; ``write_tree`` writes such a listing into
-a folder atomically (staged in a sibling, then renamed); ``write_in_place`` replaces only the
-files that change, each atomically.
+a folder atomically (locked, recovered, staged and swapped as ``build --output-dir`` does).
+``factor --in-place`` writes through ``journal``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
+import signal
 from pathlib import Path
 
-from omerender.output.writer import write_file
+from omerender.output import writer
+
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 MAX_FILES = 100_000
 MAX_BYTES = 1 << 30
@@ -89,34 +91,41 @@ def is_empty_dir(directory: str) -> bool:
 
 
 def write_tree(directory: str, files: dict[str, bytes]) -> None:
-    """Make ``directory`` hold exactly ``files``: staged in a sibling folder, then renamed into place."""
+    """Make ``directory`` hold exactly ``files``, as ``build --output-dir`` writes: under the same exclusive lock,
+    after the same recovery of what a killed run left (``writer.recover``), staged in the same sibling and
+    swapped in by renames through the same ``.old`` sibling, with SIGINT and SIGTERM held back meanwhile."""
     target = Path(directory)
-    if target.exists() and not target.is_dir():
+    if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
         raise TreeError(f"{directory} exists and is not a directory")
     parent = target.parent if str(target.parent) else Path()
     parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-    stage.chmod(0o777 & ~_umask())
-    try:
-        for rel, data in sorted(files.items()):
-            out = stage / rel
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(data)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
-            old.rmdir()
-            os.replace(target, old)
+    _, stage, old = writer.siblings(directory)
+    with writer.locked(directory):
+        writer.recover(directory)
+        stage.mkdir(0o777 & ~_umask())
+        try:
+            for rel, data in sorted(files.items()):
+                out = stage / rel
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(data)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            if os.path.lexists(target):
+                os.replace(target, old)
             os.replace(stage, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(stage, target)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
+            writer.recover(directory)  # removes the old folder
+        finally:
+            _release_signals()
 
 
-def write_in_place(changed: dict[str, str]) -> list[str]:
-    """Write each changed or new file atomically; return the paths written."""
-    for path, text in sorted(changed.items()):
-        write_file(path, text)
-    return sorted(changed)
+def _release_signals() -> None:
+    if not hasattr(signal, "pthread_sigmask"):
+        return
+    pending = signal.sigpending() & _SIGNALS
+    if pending:
+        signal.sigwait(pending)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
