@@ -109,8 +109,11 @@ class _Editor:
                     self._gather(v, (*path, k.value), k.start_mark.line, k.start_mark.column)
 
     def _cut_lines(self, first: int, last: int, indent: int) -> None:
-        """Cut lines ``first`` to ``last`` and the comment lines right above them written at ``indent``."""
+        """Cut lines ``first`` to ``last``, the comment lines right above them written at ``indent``, and the blank
+        lines after them (a blank line set the field apart; kept, blank lines would pile up where fields left)."""
         top = _comment_block(self.lines, first, indent)
+        while last + 2 < len(self.lines.starts) and not self.lines.line(last + 1).strip():
+            last += 1
         self.cuts.append((self.lines.start(top), self.lines.after(last), ""))
 
     def _indent(self, node: yaml.Node, dash: bool) -> int:

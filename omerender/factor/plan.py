@@ -224,6 +224,10 @@ def plan(
         groups.setdefault(group_key(spec), []).append(runtime)
     for key in sorted(groups):
         members = groups[key][:MAX_GROUP]
+        result.flat.extend(
+            Flat(r, f"its group has more than {MAX_GROUP} members; factor takes the first {MAX_GROUP}")
+            for r in groups[key][MAX_GROUP:]
+        )
         if len(members) < 2:
             result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
             continue
