@@ -25,6 +25,7 @@ from omerender.ome import INHERIT_FROM
 from omerender.resolve.merge import MERGE_KEYS
 
 LINE_BREAK = re.compile("\r\n|\r|\n|\x85|\u2028|\u2029")  # what libyaml counts as a line break
+_BREAK_CHARS = "\r\n\x85\u2028\u2029"
 _COMMENT_LINE = re.compile(r"[ \t]*#(.*)")
 _EOL_COMMENT = re.compile(r"[ \t]+#(.*)")
 _PLAIN_SAFE = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
@@ -53,7 +54,7 @@ class Lines:
 
     def line(self, n: int) -> str:
         end = self.starts[n + 1] if n + 1 < len(self.starts) else len(self.text)
-        return LINE_BREAK.sub("", self.text[self.starts[n] : end])
+        return self.text[self.starts[n] : end].rstrip(_BREAK_CHARS)  # a line holds no break but its last
 
     def start(self, n: int) -> int:
         return self.starts[n] if n < len(self.starts) else len(self.text)
@@ -265,7 +266,8 @@ def edit_document(
     metadata = _value_at(root, "metadata")
     if not isinstance(spec, yaml.MappingNode) or not isinstance(metadata, yaml.MappingNode) or spec.flow_style:
         return None
-    if not _plain_tree(root):
+    span = lines.text[lines.start(root.start_mark.line) : lines.after(root.end_mark.line)]
+    if ("&" in span or "<<" in span) and not _plain_tree(root):
         return None
     editor = _Editor(lines)
     try:
