@@ -108,6 +108,12 @@ class _Editor:
             for k, v in node.value:
                 if isinstance(k, yaml.ScalarNode):
                     self._gather(v, (*path, k.value), k.start_mark.line, k.start_mark.column)
+        elif isinstance(node, yaml.SequenceNode) and not node.flow_style:
+            merge_key = MERGE_KEYS.get(str(path[-1]) if path else "")
+            for n, item in enumerate(node.value):
+                key = _scalar_at(item, merge_key) if merge_key else None
+                dash = max(0, item.start_mark.column - 2)
+                self._gather(item, (*path, (merge_key, key) if key is not None else n), item.start_mark.line, dash)
 
     def _cut_lines(self, first: int, last: int, indent: int) -> None:
         """Cut lines ``first`` to ``last``, the comment lines right above them written at ``indent``, and the blank

@@ -216,12 +216,13 @@ def profile_text(profile: Profile, header: str, comments: dict[FieldPath, Commen
         if note.before:
             out.yaml_set_comment_before_after_key(key, before="\n".join(note.before), indent=indent)
 
-    def commented(value: Any, path: FieldPath, name: str, indent: int) -> Any:
+    def commented(value: Any, path: FieldPath, name: str, column: int) -> Any:
+        """``value`` as ruamel data with its comments; ``column``: where its keys (or dashes) are written."""
         if isinstance(value, dict):
             out = CommentedMap()
             for k, v in value.items():
-                out[k] = commented(v, (*path, k), k, indent + 2)
-                noted(out, k, (*path, k), indent)
+                out[k] = commented(v, (*path, k), k, column + 2)
+                noted(out, k, (*path, k), column)
             return out
         if isinstance(value, list):
             merge_key = MERGE_KEYS.get(name)
@@ -229,13 +230,13 @@ def profile_text(profile: Profile, header: str, comments: dict[FieldPath, Commen
             for n, v in enumerate(value):
                 keyed = merge_key is not None and isinstance(v, dict) and merge_key in v
                 item_path = (*path, (merge_key, str(v[merge_key]))) if keyed else (*path, n)
-                seq.append(commented(v, item_path, "", indent + 4))
-                noted(seq, n, item_path, indent + 2)
+                seq.append(commented(v, item_path, "", column + 2))
+                noted(seq, n, item_path, column)
             return seq
         return value
 
     document = profile_document(profile)
-    spec = commented(document.pop("spec"), (), "", 4)
+    spec = commented(document.pop("spec"), (), "", 2)
     data = commented(document, ("<top>",), "", 2)
     data["spec"] = spec
     data.yaml_set_start_comment(header)

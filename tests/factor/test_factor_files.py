@@ -42,9 +42,17 @@ def test_read_only_and_hard_linked_files_are_refused(run_cli, tmp_path: Path) ->
 
 def test_comments_of_moved_fields_go_to_the_profile(run_cli, tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
+    for runtime in (tree / "runtimes").iterdir():
+        text = runtime.read_text(encoding="utf-8").replace("      env:\n", "      # the cache\n      env:\n")
+        runtime.write_text(text.replace("value: /models", "value: /models  # HF cache"), encoding="utf-8")
+    before = build_output(tree)
     assert run_cli("factor", str(tree), "--in-place").exit_code == 0
     profile = (tree / "profiles" / "sglang-profile.yaml").read_text(encoding="utf-8")
-    assert "image: docker.io/lmsysorg/sglang:v0.5.5  # pinned engine build" in profile
+    assert "      image: docker.io/lmsysorg/sglang:v0.5.5  # pinned engine build\n" in profile
+    assert "      # the cache\n      env:\n        - name: HF_HOME\n          value: /models  # HF cache\n" in profile
+    child = (tree / "runtimes" / "sglang-small.yaml").read_text(encoding="utf-8")
+    assert "#" not in child  # the comments left with their fields
+    assert build_output(tree) == before
 
 
 def test_search_paths_take_names_and_keep_the_whole_repository_building(run_cli, tmp_path: Path) -> None:
