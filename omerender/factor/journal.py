@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import signal
 import stat
@@ -108,12 +109,35 @@ def _replay(journal: Path) -> None:
     shutil.rmtree(journal)
 
 
+_LEGACY_TMP = re.compile(r"\.(?P<name>.+\.ya?ml)\.[A-Za-z0-9_]{8}\.tmp")
+"""What a killed ``factor --in-place`` of earlier versions left beside a file: ``.a.yaml.XXXXXXXX.tmp``."""
+
+
+def legacy_leftovers(folder: Path) -> list[Path]:
+    """The temporary files earlier versions left beside the YAML files under ``folder`` (bounded walk)."""
+    found: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        seen += len(filenames)
+        if seen > MAX_ENTRIES:
+            break
+        for name in filenames:
+            match = _LEGACY_TMP.fullmatch(name)
+            if match and os.path.isfile(os.path.join(dirpath, match["name"])):
+                found.append(Path(dirpath, name))
+    return found
+
+
 def recover(folder: str) -> str:
     """Finish or roll back what a killed ``write_in_place`` into ``folder`` left; say which (or "")."""
     base = Path(folder)
     journal, stage = base / JOURNAL, base / f"{JOURNAL}.tmp"
+    legacy = legacy_leftovers(base) if base.is_dir() else []
+    for leftover in legacy:
+        leftover.unlink(missing_ok=True)
     if not journal.exists() and not stage.exists():
-        return ""
+        return f"removed {len(legacy)} temporary file(s) an earlier factor left" if legacy else ""
     done = ""
     with locked(base):
         if journal.is_dir() and not journal.is_symlink():

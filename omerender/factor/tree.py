@@ -9,6 +9,7 @@ a folder atomically (locked, recovered, staged and swapped as ``build --output-d
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 from pathlib import Path
@@ -101,6 +102,7 @@ def write_tree(directory: str, files: dict[str, bytes]) -> None:
     parent.mkdir(parents=True, exist_ok=True)
     _, stage, old = writer.siblings(directory)
     with writer.locked(directory):
+        _legacy_recover(target, parent)
         writer.recover(directory)
         stage.mkdir(0o777 & ~_umask())
         try:
@@ -120,6 +122,18 @@ def write_tree(directory: str, files: dict[str, bytes]) -> None:
             writer.recover(directory)  # removes the old folder
         finally:
             _release_signals()
+
+
+def _legacy_recover(target: Path, parent: Path) -> None:
+    """What earlier versions' ``factor --output-dir`` left (``.out.XXXXXXXX.tmp`` and ``.old``): an old folder
+    whose target is missing goes back in place, the rest is removed."""
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[A-Za-z0-9_]{8}\.(tmp|old)")
+    stale = sorted(p for p in parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink())
+    for found in stale[:MAX_FILES]:
+        if found.name.endswith(".old") and not os.path.lexists(target):
+            os.replace(found, target)
+        else:
+            shutil.rmtree(found)
 
 
 def _release_signals() -> None:

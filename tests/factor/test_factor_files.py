@@ -94,3 +94,21 @@ def test_an_identical_existing_profile_is_reused(run_cli, tmp_path: Path) -> Non
     assert not (copy / "profiles").exists()
     assert "ome.io/inherit-from: sglang-profile" in (copy / "runtimes" / "sglang-small.yaml").read_text("utf-8")
     assert build_output(copy) == before
+
+
+def test_leftovers_of_earlier_versions_are_cleaned(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    leftover = tree / "runtimes" / ".sglang-small.yaml.ab12_xyz.tmp"
+    leftover.write_text("half a file", encoding="utf-8")
+    unrelated = tree / "runtimes" / ".notes.txt.ab12_xyz.tmp"
+    unrelated.write_text("not ours", encoding="utf-8")
+    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    assert not leftover.exists()
+    assert unrelated.exists()
+    for name in (".out.k3j4h5g6.old", ".out.a1b2c3d4.tmp"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.yaml").write_text("old: true\n", encoding="utf-8")
+    result = run_cli("factor", str(tree), "--output-dir", str(tmp_path / "out"), "--force")
+    assert result.exit_code == 0, str(result)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out.") and "lock" not in p.name) == []
+    assert not (tmp_path / "out" / "x.yaml").exists()
