@@ -250,14 +250,14 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
-    searched = under(options.search_paths)
+    searched, given = under(options.search_paths), under(paths)
     p = plan(
         old.universe,
         old.chains,
         lambda stem: options.names.get(stem, stem),
         options.deep,
         options.convert_auto_selected,
-        owned=lambda runtime: not searched(runtime),
+        owned=lambda runtime: given(runtime) or not searched(runtime),
     )
     reuse_existing(p, old.universe)
     relying = _relying_on_selection(old)
