@@ -70,6 +70,9 @@ def keyed_items(value: Any, merge_key: str | None) -> bool:
 
 def common(values: list[Any], field: str = "") -> Any:
     """What a profile can hold for one field all members set (``MISSING``: nothing)."""
+    first = values[0]
+    if type(first) is str and first and all(v == first for v in values):
+        return first  # the common case, in one pass: every member writes the same text
     if any(is_unset(v) for v in values):
         return MISSING
     if all(isinstance(v, dict) for v in values) and field not in WHOLE:
@@ -101,9 +104,7 @@ def _common_items(values: list[list[dict[str, Any]]], merge_key: str) -> list[di
         matches = [index.get(key) for index in indexes]
         if any(m is None for m in matches):
             continue
-        if any(_has_unset(m) for m in matches if m is not None):
-            continue
-        shared = common(matches)
+        shared = common(matches)  # MISSING where a match has an unset field
         if isinstance(shared, dict) and merge_key in shared and len(shared) > 1:
             out.append(shared)
     return out
