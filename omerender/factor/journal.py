@@ -160,6 +160,8 @@ def folder_of(paths: list[str]) -> str:
 
 def write_in_place(folder: str, changed: dict[str, str]) -> None:
     """Replace or add the files of ``changed`` (path -> text) as one change journaled in ``folder``."""
+    if not changed:
+        return
     problems = refusals(sorted(changed))
     if problems:
         raise WriteError("; ".join(problems))
