@@ -164,6 +164,8 @@ def factor(
         recovered = journal.recover(journal.folder_of(list(paths)))
         if recovered:
             click.echo(f"omerender: {recovered}", err=True)
+    elif journal.pending(journal.folder_of(list(paths))):
+        click.echo("omerender: warning: a killed factor --in-place left its journal; run it again to finish", err=True)
     result = run_factor(list(paths), options)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)
     if result.failed:

@@ -129,6 +129,11 @@ def legacy_leftovers(folder: Path) -> list[Path]:
     return found
 
 
+def pending(folder: str) -> bool:
+    """Whether a killed ``factor --in-place`` left a committed journal in ``folder`` (the tree is mid-change)."""
+    return (Path(folder) / JOURNAL).is_dir()
+
+
 def recover(folder: str) -> str:
     """Finish or roll back what a killed ``write_in_place`` into ``folder`` left; say which (or "")."""
     base = Path(folder)

@@ -112,3 +112,19 @@ def test_leftovers_of_earlier_versions_are_cleaned(run_cli, tmp_path: Path) -> N
     assert result.exit_code == 0, str(result)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out.") and "lock" not in p.name) == []
     assert not (tmp_path / "out" / "x.yaml").exists()
+
+
+def test_a_left_journal_is_named_by_the_other_modes_and_finished_by_in_place(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    journal = tree / ".omerender-factor.journal"
+    journal.mkdir()
+    target = tree / "runtimes" / "extra.yaml"
+    (journal / "0").write_text(RUNTIME.format(name="sglang-extra", lo="1B", hi="2B", tp=1), encoding="utf-8")
+    (journal / "plan").write_text(f"0\t{target}\n", encoding="utf-8")
+    dry = run_cli("factor", str(tree), "--dry-run")
+    assert "left its journal" in dry.stderr
+    assert not target.exists()
+    result = run_cli("factor", str(tree), "--in-place")
+    assert result.exit_code == 0, str(result)
+    assert "finished the rewrite" in result.stderr
+    assert target.exists() and not journal.exists()
