@@ -69,6 +69,19 @@ def locked(folder: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _other_devices(base: Path, paths: list[str]) -> list[str]:
+    """Targets on another file system than the journal: a rename could not move them, so they are refused first."""
+    device = os.stat(base).st_dev
+    problems = []
+    for path in paths:
+        folder = Path(path).parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if os.stat(folder).st_dev != device:
+            problems.append(f"{path}: on another file system than {base}; give its folder as the first PATH")
+    return problems
+
+
 def _fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
@@ -167,10 +180,10 @@ def write_in_place(folder: str, changed: dict[str, str]) -> None:
     """Replace or add the files of ``changed`` (path -> text) as one change journaled in ``folder``."""
     if not changed:
         return
-    problems = refusals(sorted(changed))
+    base = Path(folder)
+    problems = refusals(sorted(changed)) + _other_devices(base, sorted(changed))
     if problems:
         raise WriteError("; ".join(problems))
-    base = Path(folder)
     journal, stage = base / JOURNAL, base / f"{JOURNAL}.tmp"
     try:
         with locked(base):
