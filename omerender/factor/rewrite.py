@@ -20,6 +20,7 @@ from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RU
 from omerender.resolve.merge import MERGE_KEYS
 
 INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
+BOM = "\ufeff"
 
 
 class RewriteError(Exception):
@@ -178,11 +179,13 @@ def rewrite_file(
             piece = text[start:end]
             new = apply(piece, cuts, start)
         else:
-            new = rewrite_document(piece, spec, parent, no_auto_select)
+            new = rewrite_document(piece, spec, parent, no_auto_select).replace("\r\n", "\n")
             if not piece.endswith("\n") and new.endswith("\n"):
                 new = new[:-1]
             if newline != "\n":
-                new = new.replace("\n", newline)
+                new = new.replace("\n", newline)  # the file's own line breaks, not ruamel's
+            if piece.startswith(BOM) and not new.startswith(BOM):
+                new = BOM + new
         counts[n] = (_count(piece), _count(new))
         pieces += [text[at:start], new]
         at = end

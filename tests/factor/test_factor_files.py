@@ -128,3 +128,19 @@ def test_a_left_journal_is_named_by_the_other_modes_and_finished_by_in_place(run
     assert result.exit_code == 0, str(result)
     assert "finished the rewrite" in result.stderr
     assert target.exists() and not journal.exists()
+
+
+def test_the_round_trip_for_flow_style_keeps_line_endings_and_bom(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    flow = "      env: [{name: HF_HOME, value: /models}, {name: OWN, value: x}]  # flow\n"
+    text = RUNTIME.format(name="sglang-large", lo="10B", hi="20B", tp=4)
+    text = text.replace("      env:\n        - name: HF_HOME\n          value: /models\n", flow)
+    large = tree / "runtimes" / "sglang-large.yaml"
+    large.write_bytes(("\ufeff" + text).replace("\n", "\r\n").encode("utf-8"))
+    before = build_output(tree)
+    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    data = large.read_bytes()
+    assert b"ome.io/inherit-from: sglang-profile" in data  # it was rewritten (by the round trip)
+    assert data.startswith("\ufeff".encode()) and b"\r\r" not in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert build_output(tree) == before
