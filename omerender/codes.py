@@ -123,7 +123,10 @@ UNKNOWN_FIELD = _code(
     "kubectl field validation",
 )
 INVALID_NAME = _code(
-    "invalid-name", ERROR, "a name or namespace that is not a valid DNS label or subdomain", "Kubernetes"
+    "invalid-name",
+    ERROR,
+    "a name Kubernetes refuses: not a DNS label or subdomain, or an env var name that is not printable ASCII without '='",
+    "Kubernetes",
 )
 REPLICAS_OVERRIDDEN = _code(
     "replicas-overridden",

@@ -78,7 +78,7 @@ def _forest(
     paths: tuple[str, ...],
     search_path: tuple[str, ...],
     options: BuildOptions,
-    reporting: tuple[str, str | None, int | None, int],
+    reporting: tuple[tuple[str, ...], str | None, int | None, int],
     view: tuple[str | None, str | None, bool],
 ) -> tuple[Any, bool]:
     """Build, report the diagnostics, and return the forest to show and whether anything is broken."""
@@ -144,7 +144,7 @@ def tree(
     lock_file: str | None,
     model_metadata: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -223,7 +223,7 @@ def graph(
     lock_file: str | None,
     model_metadata: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
