@@ -33,7 +33,6 @@ from omerender.ome import MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
-MAX_BYTES = 10 * 1024 * 1024
 CODE = codes.MODEL_METADATA
 
 
@@ -103,7 +102,7 @@ def read_overlay(
 ) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, int]]], list[Diagnostic]]:
     """Entries by key (``name`` or ``namespace/name``) with their position, and the problems found."""
     try:
-        text = read_text(path, budget or Budget(max_file_bytes=MAX_BYTES), "model metadata file")
+        text = read_text(path, budget or Budget(), "model metadata file")
     except ReadProblem as problem:
         return {}, [Diagnostic(path, problem.line, problem.col, ERROR, problem.message, CODE)]
     try:

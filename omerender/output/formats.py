@@ -10,9 +10,12 @@ formatters so the CLI can read the names at start-up.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omerender.lifecycle.settle import Effective
 
 JSON_SETTINGS: Mapping[str, Any] = {"indent": 2, "sort_keys": True, "ensure_ascii": False}
 
@@ -54,6 +57,24 @@ BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
     "json": lambda objects: dump_json(v1_list(objects)),
     "name": _names,
 }
+
+
+def _yaml_documents(objects: list[Any]) -> Iterator[str]:
+    from omerender.load.yamlwrite import Writer
+
+    return Writer().documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time
+
+
+def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
+    def pieces(objects: list[Any]) -> Iterator[str]:
+        yield BUILD_FORMATS[format_name](objects)
+
+    return pieces
+
+
+BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str]]] = {name: _whole(name) for name in BUILD_FORMATS}
+BUILD_PIECES["yaml"] = _yaml_documents
+"""The same formats as pieces, so a large stream can be printed as it is produced."""
 
 
 # -- status ---------------------------------------------------------------------------------
@@ -124,20 +145,20 @@ STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
 # -- effective ------------------------------------------------------------------------------
 
 
-def _effective_table(record: Any, show_origin: bool) -> str:
+def _effective_table(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe, origin_rows, text
 
     return text(describe(record, False, show_origin), origin_rows(record) if show_origin else None)
 
 
-def _effective_yaml(record: Any, show_origin: bool) -> str:
+def _effective_yaml(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe
     from omerender.load.yamlio import dump_one
 
     return dump_one(describe(record, True, show_origin))
 
 
-def _effective_json(record: Any, show_origin: bool) -> str:
+def _effective_json(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe
 
     return dump_json(describe(record, True, show_origin))
