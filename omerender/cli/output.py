@@ -118,9 +118,10 @@ def finish(
     selection: Selection, result: BuildResult, output_dir: str | None, options: OutputOptions, ctx: click.Context
 ) -> None:
     """Print or write the selection, or compare it with ``output_dir``; exits 1 on a difference."""
-    from omerender.load.yamlio import dump_one
+    from omerender.load.yamlio import dump_each, dump_one
     from omerender.output.emit import kustomization
     from omerender.output.formats import BUILD_FORMATS
+    from omerender.pipeline import collector_paused
 
     _fail_if_empty(selection, result, options)
     if not output_dir:
@@ -130,7 +131,8 @@ def finish(
             else:
                 click.echo(BUILD_FORMATS[options.fmt](selection.objects), nl=False)
         return
-    files = {rel: dump_one(body) for rel, body in selection.files.items()}
+    with collector_paused():  # one writer for every file: each scalar and key is formatted once
+        files = dict(zip(selection.files, dump_each(list(selection.files.values())), strict=True))
     if options.kustomization:
         files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
     from omerender.output.outdir import changed_files, unified_diff
