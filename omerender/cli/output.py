@@ -93,18 +93,19 @@ def _fail_if_empty(selection: Selection, result: BuildResult, options: OutputOpt
 CHUNK_CHARS = 1 << 20
 
 
-def write_stream(objects: list[Any]) -> None:
-    """The objects as one YAML stream on stdout, written in chunks as the documents are produced.
+def write_stream(objects: list[Any], fmt: str = "yaml") -> None:
+    """The objects as one YAML stream (or ``-o json``'s List) on stdout, written in chunks as they are produced.
 
     Called only once every check has passed, so nothing is written for a build that fails.
     """
     from omerender.load.yamlwrite import Writer
+    from omerender.output.jsonwrite import list_pieces
     from omerender.pipeline import collector_paused
 
     pending: list[str] = []
     size = 0
     with collector_paused():  # writing makes millions of short-lived strings and no cycles
-        for text in Writer().documents(objects):
+        for text in Writer().documents(objects) if fmt == "yaml" else list_pieces(objects):
             pending.append(text)
             size += len(text)
             if size >= CHUNK_CHARS:
@@ -126,8 +127,8 @@ def finish(
     _fail_if_empty(selection, result, options)
     if not output_dir:
         if not options.check:
-            if options.fmt == "yaml":
-                write_stream(selection.objects)  # the same text as BUILD_FORMATS["yaml"], in chunks
+            if options.fmt in ("yaml", "json"):
+                write_stream(selection.objects, options.fmt)  # the same text as BUILD_FORMATS[fmt], in chunks
             else:
                 click.echo(BUILD_FORMATS[options.fmt](selection.objects), nl=False)
         return
