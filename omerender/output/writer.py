@@ -13,13 +13,10 @@ finishes with its own exit code. Every file written is first proved to lie insid
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import fcntl
 import os
 import shutil
 import signal
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,6 +57,8 @@ def write_file(path: str, text: str) -> None:
     try:
         if target.is_dir():
             raise IsADirectoryError(21, "Is a directory")
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise WriteError(f"{path}: cannot write: {_reason(exc)}") from None
@@ -112,6 +111,9 @@ def recover(directory: str) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths atomically (Linux ``renameat2``); False where the kernel or libc cannot."""
+    import ctypes  # here, not at the top: ctypes and tempfile cost a build that writes to stdout ~10 ms to import
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name, use_errno=True)
