@@ -143,24 +143,42 @@ def time_outputs(case: Case) -> None:
         if what == "files":
             elapsed -= parse_floor_report(proc)["preload_seconds"]
         r.output_runs.setdefault(what, []).append(elapsed)
+        r.cpu_runs.setdefault(what, []).append(CPU_SECONDS[" ".join(cmd)])
         r.output_rss_mb[what] = max(r.output_rss_mb.get(what, 0.0), PEAK_RSS_MB[" ".join(cmd)])
 
 
-def check_outputs(case: Case) -> None:
-    """The -o json output equals json.dumps of the YAML output's objects, and --output-dir holds its objects."""
-    import yaml
+_CHECK_OUTPUTS = """
+import json, sys, yaml
+from pathlib import Path
+with open(sys.argv[1], "rb") as stream:
+    objects = [d for d in yaml.load_all(stream, Loader=yaml.CSafeLoader) if d is not None]
+expected = json.dumps({"apiVersion": "v1", "items": objects, "kind": "List", "metadata": {}}, indent=2,
+                      sort_keys=True, ensure_ascii=False) + "\\n"
+same = Path(sys.argv[2]).read_text(encoding="utf-8") == expected
+files = [p for p in Path(sys.argv[3]).rglob("*.yaml") if p.is_file()]
+print(same, len(files) == len(objects))
+"""
 
-    with case.om_out.open("rb") as stream:
-        objects = [d for d in yaml.load_all(stream, Loader=yaml.CSafeLoader) if d is not None]
-    expected = json.dumps({"apiVersion": "v1", "items": objects, "kind": "List", "metadata": {}}, indent=2,
-                          sort_keys=True, ensure_ascii=False) + "\n"  # fmt: skip
+
+def check_outputs(case: Case) -> None:
+    """The -o json output equals json.dumps of the YAML output's objects, and --output-dir holds its objects.
+
+    In a process of its own: a child forked from a big parent inherits its peak RSS on Linux, which would
+    show in every later measurement.
+    """
     json_out = output_cmds(case)["json"][1]
     assert json_out is not None
     r = case.result
-    r.output_identical["json"] = json_out.read_text(encoding="utf-8") == expected
     folder = case.om_out.parent / f"dir-x{r.scale}"
-    files = sorted(p for p in folder.rglob("*.yaml") if p.is_file())
-    r.output_identical["dir"] = len(files) == len(objects)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHECK_OUTPUTS, str(case.om_out), str(json_out), str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    same_json, one_file_each = done.stdout.split()
+    r.output_identical["json"] = same_json == "True"
+    r.output_identical["dir"] = one_file_each == "True"
 
 
 def floor_cmd(tree: Path, expected: Path, as_json: bool = False) -> list[str]:
@@ -333,6 +351,12 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
             f"{r.output_rss_mb['dir']:.0f} MB); files floor {best['files']:.3f}s "
             f"(the same files written by plain open/write, preload taken off); "
             f"--output-dir less the files floor {(best['dir'] - best['files']) / r.omerender_seconds:.2f}x"
+        )
+        om = r.cpu("omerender")
+        lines.append(
+            f"  CPU: stdout YAML {om:.2f}s, -o json {r.cpu('json'):.2f}s ({r.cpu('json') / om:.2f}x), "
+            f"--output-dir {r.cpu('dir'):.2f}s ({r.cpu('dir') / om:.2f}x), files floor {r.cpu('files'):.2f}s "
+            "(with its preload)"
         )
     lines.extend(f"warning: {w}" for w in warnings)
     for r in results:
