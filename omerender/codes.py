@@ -113,6 +113,9 @@ MODEL_METADATA = _code("model-metadata", ERROR, "the --model-metadata file is in
 MODEL_METADATA_MISSING = _code(
     "model-metadata-missing", WARNING, "a model lacks the fields the model agent fills, so it cannot be checked"
 )
+SETTINGS = _code(
+    "settings", ERROR, "the .omerender.yaml settings file holds an unknown key or a value of the wrong type"
+)
 
 # Admission: schemas, names, webhook defaults.
 SCHEMA = _code("schema", ERROR, "an OME object fails its CRD schema", "OME CRDs (API server validation)")
@@ -123,7 +126,10 @@ UNKNOWN_FIELD = _code(
     "kubectl field validation",
 )
 INVALID_NAME = _code(
-    "invalid-name", ERROR, "a name or namespace that is not a valid DNS label or subdomain", "Kubernetes"
+    "invalid-name",
+    ERROR,
+    "a name Kubernetes refuses: not a DNS label or subdomain, or an env var name that is not printable ASCII without '='",
+    "Kubernetes",
 )
 REPLICAS_OVERRIDDEN = _code(
     "replicas-overridden",

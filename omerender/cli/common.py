@@ -6,23 +6,17 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
-
-if TYPE_CHECKING:
-    from omerender.pipeline import BuildOptions
 
 from omerender import __version__
 from omerender.diagnostics import one_line
 from omerender.errors import EXIT_FINDINGS, OmerenderError
+from omerender.settings import DEFAULT_KUBE_VERSION, Settings
 
-DEFAULT_KUBE_VERSION = (
-    "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
-)
-
-EXIT_OK, EXIT_INTERNAL = 0, 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
+EXIT_INTERNAL = 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -135,17 +129,58 @@ def stdin(limit: int = -1) -> bytes:
 stdin.bounded = True  # type: ignore[attr-defined]
 
 
-def report(diagnostics: list[Any], fmt: str, report_file: str | None, max_errors: int | None, verbose: int) -> None:
+def report(
+    diagnostics: list[Any],
+    formats: tuple[str, ...],
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    subjects: Callable[[], Sequence[Any]] = tuple,
+) -> None:
+    """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
+    or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` is asked for."""
+    from omerender.errors import UsageError
     from omerender.output.reporters import render_report
+    from omerender.settings import report_targets
 
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
-    text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__)
-    if report_file:
-        from omerender.output.writer import write_file
+    targets = report_targets(formats)
+    bare = [fmt for fmt, file in targets if file is None] or ["text"]
+    named = [(fmt, file) for fmt, file in targets if file is not None]
+    if report_file is not None and report_file in {file for _, file in named}:
+        raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
+    cases = subjects() if any(fmt == "junit" for fmt, _ in targets) else ()
+    for fmt, file in [(bare[0], report_file), *named]:
+        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases)
+        if file:
+            from omerender.output.writer import write_file
 
-        write_file(report_file, text)
-    elif text:
-        click.echo(text, err=True, nl=False)
+            write_file(file, text)
+        elif text:
+            click.echo(text, err=True, nl=False)
+
+
+def subjects_of(*results: Any) -> Callable[[], Sequence[Any]]:
+    """The runtimes and InferenceServices of ``results`` for the junit report, read only if it is asked for."""
+
+    def read() -> Sequence[Any]:
+        from omerender.output.ci_reports import subjects_of as read_subjects
+
+        return [subject for result in results for subject in read_subjects(result)]
+
+    return read
+
+
+def report_settings(diagnostics: list[Any], settings: Settings, *results: Any) -> None:
+    """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists."""
+    report(
+        diagnostics,
+        settings.report_format,
+        settings.report_file,
+        settings.max_errors,
+        settings.verbose,
+        subjects_of(*results),
+    )
 
 
 def resolve_kube_version(given: str | None, label: str = "--kube-version") -> str | None:
@@ -189,7 +224,7 @@ def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | Non
         raise click.UsageError("; ".join(problems))
 
 
-def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def namespace_callback(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from omerender.names import is_dns_label
 
     if not is_dns_label(value):
@@ -202,165 +237,6 @@ def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-namespace_option = click.option(
-    "-n",
-    "--namespace",
-    default="default",
-    show_default=True,
-    callback=_namespace,
-    help="Namespace for namespaced objects that do not set one.",
-)
-report_options = [
-    click.option(
-        "--report-format",
-        type=click.Choice(["text", "json", "github", "sarif"]),
-        default="text",
-        show_default=True,
-        help="How diagnostics are reported.",
-    ),
-    click.option("--report-file", type=click.Path(dir_okay=False), help="Write diagnostics here instead of stderr."),
-    click.option(
-        "--max-errors",
-        type=click.IntRange(min=0),
-        help="Print at most N diagnostics, then how many were left out [default: all].",
-    ),
-    click.option(
-        "-v", "--verbose", count=True, help="Also report informational notes (e.g. why a runtime was selected)."
-    ),
-    click.option(
-        "--max-file-size",
-        type=click.IntRange(min=1),
-        default=10 * 1024 * 1024,
-        show_default=True,
-        help="Refuse input files larger than this many bytes.",
-    ),
-]
-
-
-def with_report_options(fn: F) -> F:
-    for option in reversed(report_options):
-        fn = option(fn)
-    return fn
-
-
-EMIT_KINDS = (
-    "rendered",
-    "flattened",
-    "passthrough",
-    "inputs",
-)  # omerender.output.emit.KINDS, kept here so --help stays light
-gitops_options = [  # docs/integrations.md
-    click.option(
-        "--emit",
-        type=click.Choice(EMIT_KINDS),
-        multiple=True,
-        default=("rendered",),
-        show_default=True,
-        help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs (OME objects as given).",
-    ),
-    click.option(
-        "--check",
-        is_flag=True,
-        help="Write nothing: validate only, or with --output-dir exit 1 (showing a capped diff) when DIR is out of date.",
-    ),
-    click.option(
-        "--fail-on-change",
-        is_flag=True,
-        help="With --output-dir: write DIR, then exit 1 if that changed it (pre-commit's fixer convention).",
-    ),
-    click.option(
-        "--kustomization",
-        is_flag=True,
-        help="With --output-dir: also write a kustomization.yaml listing the files (for kustomize and Flux).",
-    ),
-    click.option(
-        "--flux-substitute-disabled",
-        is_flag=True,
-        help="Annotate OME-derived objects with kustomize.toolkit.fluxcd.io/substitute: disabled.",
-    ),
-    click.option(
-        "--fail-empty-input",
-        is_flag=True,
-        help="An input PATH that holds no OME object is an error, not a warning (the pre-commit hooks and "
-        "argocd-generate turn this on).",
-    ),
-    click.option(
-        "--fail-empty/--no-fail-empty",
-        default=False,
-        show_default=True,
-        help="Exit 1 when nothing would be emitted (argocd-generate turns this on).",
-    ),
-]
-
-
-def with_gitops_options(fn: F) -> F:
-    for option in reversed(gitops_options):
-        fn = option(fn)
-    return fn
-
-
-lock_file_option = click.option(
-    "--lock-file",
-    type=click.Path(dir_okay=False),
-    help="The lock file [default: omerender.lock in the first PATH directory].",
-)
-model_metadata_option = click.option(
-    "--model-metadata",
-    type=click.Path(dir_okay=False),
-    help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize) for models that lack them; see README.",
-)
-controller_config_option = click.option(
-    "--controller-config",
-    type=click.Path(dir_okay=False),
-    help="A file holding OME's inferenceservice-config ConfigMap (namespace ome) [default: the one in PATHS, else the "
-    "values OME ships]; see README.",
-)
-search_path_option = click.option(
-    "--search-path",
-    multiple=True,
-    type=click.Path(),
-    help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, locked or compared (repeatable).",
-)
-VALIDATE_MODES = ("strict", "warn", "ignore")
-
-
-def validate_options(fn: F) -> F:
-    """``--validate=strict|warn|ignore`` as kubectl's field validation (strict by default); ``--strict`` is
-    kept, hidden, as a spelling of ``--validate=strict``. The command receives ``validate`` and ``strict``
-    and passes ``validation(validate, strict)`` on."""
-    fn = click.option("--strict", is_flag=True, hidden=True, help="Same as --validate=strict.")(fn)
-    return click.option(
-        "--validate",
-        "validate",
-        type=click.Choice(VALIDATE_MODES),
-        default="strict",
-        show_default=True,
-        help="Field validation of OME inputs, as kubectl's: unknown fields are errors (strict), warnings (warn) "
-        "or dropped silently (ignore).",
-    )(fn)
-
-
-def validation(validate: str, strict: bool) -> str:
-    return "strict" if strict else validate
-
-
-def build_options(*, namespace: str, max_file_size: int, validate: str, strict: bool, **rest: Any) -> BuildOptions:
-    """The core's options from the ones every command shares, made in one place; ``rest`` are the command's own."""
-    from omerender.pipeline import BuildOptions
-
-    return BuildOptions(
-        namespace=namespace, max_file_bytes=max_file_size, validate=validation(validate, strict), **rest
-    )
-
-
-strict_option = validate_options
-kube_version_option = click.option(
-    "--kube-version",
-    default=DEFAULT_KUBE_VERSION,
-    show_default=True,
-    help="Check rendered objects against this Kubernetes release's schemas: 1.29, v1.29, 1.29+, v1.31.1+k3s1, "
-    "1.30.2-eks-abc; an older release than any installed uses the oldest, a newer one the newest; 'none' skips the check.",
-)
 
 
 class OutputFormat(click.Choice):  # type: ignore[type-arg]

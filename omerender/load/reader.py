@@ -32,6 +32,7 @@ class LoadOptions:
     namespace: str = "default"
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     budget: Budget | None = None  # the run's; one is made from max_file_bytes when None
+    skip: frozenset[str] = frozenset()  # resolved paths of settings files (metadata, lock): never manifests
 
     def run_budget(self) -> Budget:
         if self.budget is None:
@@ -223,6 +224,8 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
     """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
     result = LoadResult()
     files, problems = discover(paths)
+    if options.skip:
+        files = [f for f in files if f == STDIN or os.path.realpath(f) not in options.skip]
     result.diagnostics.extend(problems)
     budget = options.run_budget()
     texts: list[tuple[str, str]] = []

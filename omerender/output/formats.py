@@ -10,7 +10,7 @@ formatters so the CLI can read the names at start-up.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,31 @@ BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
     "json": _build_json,
     "name": _names,
 }
+
+
+def _yaml_documents(objects: list[Any]) -> Iterator[str]:
+    from omerender.load.yamlwrite import Writer
+
+    return Writer().documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time
+
+
+def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
+    def pieces(objects: list[Any]) -> Iterator[str]:
+        yield BUILD_FORMATS[format_name](objects)
+
+    return pieces
+
+
+def _json_pieces(objects: list[Any]) -> Iterator[str]:
+    from omerender.output.jsonwrite import list_pieces
+
+    return list_pieces(objects)  # the text of BUILD_FORMATS["json"], one object at a time
+
+
+BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str]]] = {name: _whole(name) for name in BUILD_FORMATS}
+BUILD_PIECES["yaml"] = _yaml_documents
+BUILD_PIECES["json"] = _json_pieces
+"""The same formats as pieces, so a large stream can be printed as it is produced."""
 
 
 # -- status ---------------------------------------------------------------------------------
@@ -160,13 +185,13 @@ EFFECTIVE_FORMATS: dict[str, Callable[[Any, bool], str]] = {
 
 
 def _diff_text(comparison: dict[str, Any]) -> str:
-    from omerender.lifecycle.diff import format_text
+    from omerender.output.diff_view import format_text
 
     return format_text(comparison)
 
 
 def _diff_markdown(comparison: dict[str, Any]) -> str:
-    from omerender.lifecycle.diff import format_markdown
+    from omerender.output.diff_view import format_markdown
 
     return format_markdown(comparison)
 

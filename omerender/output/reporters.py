@@ -7,16 +7,17 @@ ends with a newline (the text report of no diagnostics is the empty string).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 from urllib.parse import quote
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
+from omerender.output.ci_reports import Subject, render_gitlab, render_junit
 from omerender.output.formats import dump_json
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
 REPORT_VERSION: Literal[1] = 1
 TOOL_NAME = "omerender"
@@ -61,8 +62,11 @@ def render_report(
     *,
     max_errors: int | None = None,
     tool_version: str,
+    subjects: Sequence[Subject] = (),
 ) -> str:
     """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
+
+    ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit``.
 
     ``max_errors`` caps how many diagnostics of any severity are listed; the rest are
     counted and the report says how many were left out. ``None`` means no cap.
@@ -75,7 +79,7 @@ def render_report(
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
     shown = diagnostics if max_errors is None else diagnostics[:max_errors]
-    return renderer(_Report(diagnostics, shown, max_errors, tool_version))
+    return renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ class _Report:
     shown: list[Diagnostic]
     max_errors: int | None
     tool_version: str
+    subjects: tuple[Subject, ...] = ()
 
     @property
     def omitted(self) -> int:
@@ -232,4 +237,6 @@ _RENDERERS: dict[str, Callable[[_Report], str]] = {
     "json": _render_json,
     "github": _render_github,
     "sarif": _render_sarif,
+    "junit": lambda report: render_junit(report.shown, report.subjects, report.tool_version),
+    "gitlab": lambda report: render_gitlab(report.shown),
 }
