@@ -70,6 +70,10 @@ class Result:
     floor_runs: list[float] = field(default_factory=list)
     c_floor_runs: list[float] = field(default_factory=list)
     cpu_runs: dict[str, list[float]] = field(default_factory=dict)  # "omerender", "floor", "c_floor"
+    # --outputs: "json" (-o json), "dir" (--output-dir), "files" (files_floor.py): runs, and peak RSS in MB
+    output_runs: dict[str, list[float]] = field(default_factory=dict)
+    output_rss_mb: dict[str, float] = field(default_factory=dict)
+    output_identical: dict[str, bool] = field(default_factory=dict)
 
     def cpu(self, what: str) -> float:
         return min(self.cpu_runs.get(what) or [float("nan")])
@@ -108,6 +112,73 @@ def run_timed(cmd: list[str], stdout_path: Path | None) -> tuple[float, subproce
 
 def omerender_cmd(tree: Path) -> list[str]:
     return [sys.executable, "-m", "omerender", "build", str(tree)]
+
+
+def output_cmds(case: Case) -> dict[str, tuple[list[str], Path | None]]:
+    """--outputs: -o json (to a file), --output-dir (a folder), and the files floor (the same files, plain writes)."""
+    build = omerender_cmd(case.tree)
+    work = case.om_out.parent
+    return {
+        "json": (build + ["-o", "json"], work / f"omerender-x{case.result.scale}.json"),
+        "dir": (build + ["--output-dir", str(work / f"dir-x{case.result.scale}")], None),
+        "files": (
+            [
+                sys.executable,
+                str(BENCH / "files_floor.py"),
+                str(work / f"dir-x{case.result.scale}"),
+                str(work / "files"),
+            ],
+            None,
+        ),
+    }
+
+
+def time_outputs(case: Case) -> None:
+    """One run of each --outputs command; the files floor's preload is taken off its time."""
+    r = case.result
+    for what, (cmd, out) in output_cmds(case).items():
+        elapsed, proc = run_timed(cmd, out)
+        if proc.returncode != 0:
+            raise fail(what, cmd, proc)
+        if what == "files":
+            elapsed -= parse_floor_report(proc)["preload_seconds"]
+        r.output_runs.setdefault(what, []).append(elapsed)
+        r.cpu_runs.setdefault(what, []).append(CPU_SECONDS[" ".join(cmd)])
+        r.output_rss_mb[what] = max(r.output_rss_mb.get(what, 0.0), PEAK_RSS_MB[" ".join(cmd)])
+
+
+_CHECK_OUTPUTS = """
+import json, sys, yaml
+from pathlib import Path
+with open(sys.argv[1], "rb") as stream:
+    objects = [d for d in yaml.load_all(stream, Loader=yaml.CSafeLoader) if d is not None]
+expected = json.dumps({"apiVersion": "v1", "items": objects, "kind": "List", "metadata": {}}, indent=2,
+                      sort_keys=True, ensure_ascii=False) + "\\n"
+same = Path(sys.argv[2]).read_text(encoding="utf-8") == expected
+files = [p for p in Path(sys.argv[3]).rglob("*.yaml") if p.is_file()]
+print(same, len(files) == len(objects))
+"""
+
+
+def check_outputs(case: Case) -> None:
+    """The -o json output equals json.dumps of the YAML output's objects, and --output-dir holds its objects.
+
+    In a process of its own: a child forked from a big parent inherits its peak RSS on Linux, which would
+    show in every later measurement.
+    """
+    json_out = output_cmds(case)["json"][1]
+    assert json_out is not None
+    r = case.result
+    folder = case.om_out.parent / f"dir-x{r.scale}"
+    done = subprocess.run(
+        [sys.executable, "-c", _CHECK_OUTPUTS, str(case.om_out), str(json_out), str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    same_json, one_file_each = done.stdout.split()
+    r.output_identical["json"] = same_json == "True"
+    r.output_identical["dir"] = one_file_each == "True"
 
 
 def floor_cmd(tree: Path, expected: Path, as_json: bool = False) -> list[str]:
@@ -199,9 +270,10 @@ def time_round(case: Case, round_no: int, repeat: int) -> None:
     elapsed, proc = run_timed(case.c_floor, None)
     if proc.returncode != 0:
         raise fail("floor.py --json", case.c_floor, proc)
-    preload = parse_floor_report(proc)["preload_seconds"]
+    report = parse_floor_report(proc)
+    preload = report["preload_seconds"]
     r.c_floor_runs.append(elapsed - preload)
-    r.cpu_runs.setdefault("c_floor", []).append(CPU_SECONDS[" ".join(case.c_floor)] - preload)
+    r.cpu_runs.setdefault("c_floor", []).append(CPU_SECONDS[" ".join(case.c_floor)] - report["preload_cpu_seconds"])
     r.c_floor_seconds = min(r.c_floor_runs)
     elapsed, proc = run_timed(case.floor, case.floor_out)
     if proc.returncode != 0:
@@ -210,7 +282,8 @@ def time_round(case: Case, round_no: int, repeat: int) -> None:
     preload = report["preload_seconds"]
     case.output_documents_seen.add(int(report["output_documents"]))
     r.floor_runs.append(elapsed - preload)
-    r.cpu_runs.setdefault("floor", []).append(CPU_SECONDS[" ".join(case.floor)] - preload)
+    # CPU time less the preload's CPU time: its wall time (waits included) would over-subtract on a busy machine.
+    r.cpu_runs.setdefault("floor", []).append(CPU_SECONDS[" ".join(case.floor)] - report["preload_cpu_seconds"])
     r.floor_preload_seconds = max(r.floor_preload_seconds, preload)
     r.omerender_seconds = min(r.omerender_runs)
     r.floor_seconds = min(r.floor_runs)
@@ -267,6 +340,25 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
             f"({om / cf:.2f}x)"
         )
     lines.append(f"python -c pass: {startup:.3f}s (best of {repeat}; included in both columns)")
+    for r in results:
+        if not r.output_runs:
+            continue
+        best = {what: min(runs) for what, runs in r.output_runs.items()}
+        lines.append(
+            f"outputs, scale {r.scale} (best of {repeat}; ratio to stdout YAML {r.omerender_seconds:.3f}s): "
+            f"-o json {best['json']:.3f}s ({best['json'] / r.omerender_seconds:.2f}x, "
+            f"{r.output_rss_mb['json']:.0f} MB, json.dumps's bytes: {r.output_identical.get('json')}); "
+            f"--output-dir {best['dir']:.3f}s ({best['dir'] / r.omerender_seconds:.2f}x, "
+            f"{r.output_rss_mb['dir']:.0f} MB); files floor {best['files']:.3f}s "
+            f"(the same files written by plain open/write, preload taken off); "
+            f"--output-dir less the files floor {(best['dir'] - best['files']) / r.omerender_seconds:.2f}x"
+        )
+        om = r.cpu("omerender")
+        lines.append(
+            f"  CPU: stdout YAML {om:.2f}s, -o json {r.cpu('json'):.2f}s ({r.cpu('json') / om:.2f}x), "
+            f"--output-dir {r.cpu('dir'):.2f}s ({r.cpu('dir') / om:.2f}x), files floor {r.cpu('files'):.2f}s "
+            "(with its preload)"
+        )
     lines.extend(f"warning: {w}" for w in warnings)
     for r in results:
         if r.omerender_stderr_lines:
@@ -349,6 +441,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--isvcs", type=int, default=5000, help="InferenceServices at scale 1 (default 5000)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the trees and outputs under bench/out/")
+    parser.add_argument(
+        "--outputs",
+        action="store_true",
+        help="also time -o json, --output-dir and the files floor (files_floor.py) in every round",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or any(s < 1 for s in args.scale):
         parser.error("--repeat and --scale must be >= 1")
@@ -360,12 +457,19 @@ def main(argv: list[str] | None = None) -> int:
     startups: list[float] = []
     try:
         cases = [prepare(workdir, scale, args.seed, args.runtimes, args.isvcs) for scale in sorted(set(args.scale))]
+        if args.outputs:
+            for case in cases:
+                time_outputs(case)  # untimed: checks they work, warms caches
+                case.result.output_runs.clear()
+                check_outputs(case)
         # Rounds alternate the scales, and omerender with the floor, so that a change of load on
         # the machine hits every column alike.
         for round_no in range(1, args.repeat + 1):
             startups.append(startup_seconds())
             for case in cases:
                 time_round(case, round_no, args.repeat)
+                if args.outputs:
+                    time_outputs(case)
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
         print(f"trees and outputs kept in {workdir}", file=sys.stderr)

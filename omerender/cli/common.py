@@ -282,8 +282,7 @@ def resolve_kube_version(given: str | None, label: str = "--kube-version") -> st
     installed = available_versions()
     if not installed and given == DEFAULT_KUBE_VERSION:
         click.echo(
-            "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against "
-            "Kubernetes schemas",
+            "omerender: warning: no Kubernetes schemas are installed, so rendered objects are not checked against them",
             err=True,
         )
         return None

@@ -9,6 +9,10 @@ from __future__ import annotations
 from omerender.forest.model import COUNT, MISSING, Forest, Node
 from omerender.resolve.inherit import RESOLVED
 
+MAX_INDENT = 16
+"""Levels of indentation drawn; a node deeper than this is drawn at this level with its depth in front,
+so a line's length is bounded and the output grows linearly with the forest (a chain of 10,000 runtimes
+drawn in full takes 200 MB of spaces and branches)."""
 RESET = "\033[0m"
 STYLE = {"kind": "\033[2m", "broken": "\033[1;31m", "profile": "\033[36m", "marker": "\033[33m", "drifted": "\033[35m"}
 
@@ -49,22 +53,33 @@ def line(node: Node, color: bool = False) -> str:
     return f"{head}  [{shown}]"
 
 
-def render(forest: Forest, color: bool = False) -> str:
-    """One line per node: roots flush left, children under them with tree branches."""
+def render(forest: Forest, color: bool = False, max_indent: int = MAX_INDENT) -> str:
+    """One line per node: roots flush left, children under them with tree branches, ``max_indent`` levels at most.
+
+    Nodes below that level are drawn at it, each with ``(depth N)`` in front, and a last line says how many.
+    """
     out: list[str] = []
-    stack: list[tuple[str, str, str]] = [(root, "", "") for root in reversed(forest.roots)]
+    stack: list[tuple[str, str, str, int]] = [(root, "", "", 0) for root in reversed(forest.roots)]
     seen: set[str] = set()
+    deeper = 0
     while stack:
-        current, branch, indent = stack.pop()
+        current, branch, indent, depth = stack.pop()
         if current in seen:
             continue
         seen.add(current)
         node = forest.nodes[current]
+        if depth > max_indent:
+            deeper += 1
+            branch += _paint(f"(depth {depth})", "marker", color) + " "
         out.append(branch + line(node, color))
         children = node.children
         for index in range(len(children) - 1, -1, -1):
             last = index == len(children) - 1
-            stack.append(
-                (children[index], indent + ("└── " if last else "├── "), indent + ("    " if last else "│   "))
-            )
+            below = indent + ("    " if last else "│   ") if depth + 1 < max_indent else indent  # the cut: no deeper
+            stack.append((children[index], indent + ("└── " if last else "├── "), below, depth + 1))
+    if deeper:
+        out.append(
+            f"({deeper} node{'s' if deeper != 1 else ''} deeper than {max_indent} levels "
+            f"drawn at level {max_indent}, each with its depth in front)"
+        )
     return "".join(f"{text}\n" for text in out)

@@ -18,9 +18,9 @@ from typing import Any, NamedTuple, cast
 import yaml
 
 from omerender.load.gonumbers import may_hold, reread_quantities
-from omerender.load.yamlwrite import dump_one, dump_stream
+from omerender.load.yamlwrite import dump_each, dump_one, dump_stream
 
-__all__ = ["dump_one", "dump_stream"]
+__all__ = ["dump_each", "dump_one", "dump_stream"]
 
 MAX_EXPANDED_NODES = 1_000_000
 PRESCAN_BYTES = 1 << 20  # larger texts are counted as events before nodes are built

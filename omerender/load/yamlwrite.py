@@ -267,6 +267,21 @@ class Writer:
 
     def documents(self, objects: list[Any]) -> Iterator[str]:
         """The stream's text in pieces, in order: ``"".join`` them for the whole stream."""
+        for index, obj, text in self._written(objects):
+            if text is not None:
+                yield text if index == 0 else "---\n" + text
+            elif index == 0:
+                yield pyyaml_stream([obj])
+            else:  # how PyYAML starts a document after another: "---" alone, or "--- {}", "--- &id001"
+                yield pyyaml_stream([{"a": 0}, obj]).removeprefix("a: 0\n")
+
+    def each(self, objects: list[Any]) -> Iterator[str]:
+        """Each object's text as a stream of its own (``dump_one`` of it), sharing this writer's formatted scalars."""
+        for _, obj, text in self._written(objects):
+            yield pyyaml_stream([obj]) if text is None else text
+
+    def _written(self, objects: list[Any]) -> Iterator[tuple[int, Any, str | None]]:
+        """(index, object, its block text without a ``---`` line, or None where PyYAML must write it)."""
         for start in range(0, len(objects), self.chunk):
             chunk = objects[start : start + self.chunk]
             written = [self._text(obj) for obj in chunk]
@@ -279,12 +294,7 @@ class Writer:
                 written = [None if t is None else self._fill(t) if _MARK in t else t for t in written]
                 self._slots, self._placeholders = [], {}
             for index, (obj, text) in enumerate(zip(chunk, written, strict=True), start):
-                if text is not None:
-                    yield text if index == 0 else "---\n" + text
-                elif index == 0:
-                    yield pyyaml_stream([obj])
-                else:  # how PyYAML starts a document after another: "---" alone, or "--- {}", "--- &id001"
-                    yield pyyaml_stream([{"a": 0}, obj]).removeprefix("a: 0\n")
+                yield index, obj, text
 
 
 def dump_stream(objects: list[Any]) -> str:
@@ -294,3 +304,8 @@ def dump_stream(objects: list[Any]) -> str:
 
 def dump_one(obj: Any) -> str:
     return dump_stream([obj])
+
+
+def dump_each(objects: list[Any]) -> list[str]:
+    """``[dump_one(obj) for obj in objects]``, by one writer: each scalar and key is formatted once for all."""
+    return list(Writer().each(objects))

@@ -92,13 +92,14 @@ def _listed(head: str, changed: list[str]) -> str:
 
 def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
     """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
-    from omerender.load.yamlio import dump_one
+    from omerender.load.yamlio import dump_each, dump_one
     from omerender.output.emit import kustomization
     from omerender.output.outdir import changed_files, unified_diff
     from omerender.output.writer import write_dir
 
     folder = settings.output_dir or ""
-    files = {rel: dump_one(body) for rel, body in selection.files.items()}
+    # one writer for every file: each scalar and key is formatted once for all of them
+    files = dict(zip(selection.files, dump_each(list(selection.files.values())), strict=True))
     if settings.kustomization:
         files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
     changed = changed_files(folder, files) if settings.check or settings.fail_on_change else []

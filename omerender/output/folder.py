@@ -19,8 +19,6 @@ A ``.DIR.omerender-lock`` file left by earlier versions is removed when it is an
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import fcntl
 import os
@@ -142,6 +140,9 @@ def locked(directory: str) -> Iterator[tuple[int, Siblings]]:
 
 def _exchange(parent_fd: int, a: str, b: str) -> bool:
     """Swap two names in one folder atomically (Linux ``renameat2``); False where the kernel or libc cannot."""
+    import ctypes  # here, not at the top: a build that writes to stdout does not pay for it at start-up
+    import ctypes.util
+
     try:
         renameat2 = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True).renameat2
     except (OSError, AttributeError):

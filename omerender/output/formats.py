@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender.output.jsonwrite import JSON_SETTINGS
+
 if TYPE_CHECKING:
     from omerender.lifecycle.settle import Effective
-
-JSON_SETTINGS: Mapping[str, Any] = {"indent": 2, "sort_keys": True, "ensure_ascii": False}
 
 
 def dump_json(value: Any) -> str:
@@ -52,9 +52,15 @@ def _build_yaml(objects: list[Any]) -> str:
     return dump_stream(objects)
 
 
+def _build_json(objects: list[Any]) -> str:
+    from omerender.output.jsonwrite import dump_list
+
+    return dump_list(objects)  # dump_json(v1_list(objects)), written faster
+
+
 BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
     "yaml": _build_yaml,
-    "json": lambda objects: dump_json(v1_list(objects)),
+    "json": _build_json,
     "name": _names,
 }
 
@@ -72,8 +78,15 @@ def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
     return pieces
 
 
+def _json_pieces(objects: list[Any]) -> Iterator[str]:
+    from omerender.output.jsonwrite import list_pieces
+
+    return list_pieces(objects)  # the text of BUILD_FORMATS["json"], one object at a time
+
+
 BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str]]] = {name: _whole(name) for name in BUILD_FORMATS}
 BUILD_PIECES["yaml"] = _yaml_documents
+BUILD_PIECES["json"] = _json_pieces
 """The same formats as pieces, so a large stream can be printed as it is produced."""
 
 

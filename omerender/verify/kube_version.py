@@ -59,7 +59,8 @@ def choose(text: str, installed: list[str]) -> Choice:
         return Choice(None)
     if not installed:
         raise KubeVersionError(
-            "no Kubernetes schemas are installed (pip install kubernetes-validate), or pass none to skip the check"
+            "no Kubernetes schemas are installed (omerender/schemas/kubernetes/ is empty), or pass none to skip the "
+            "check"
         )
     numbered = [(tuple(int(p) for p in v.split(".")), v) for v in installed]
     for number, version in numbered:

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from omerender.cli import forest as cli_forest
+from omerender.forest.text import MAX_INDENT, render
 
 DEMO_TREE = (
     "ClusterServingRuntime sglang-profile  [profile, disabled]\n"
@@ -138,8 +139,39 @@ def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
     (tmp_path / "chain.yaml").write_text(yaml.safe_dump_all(docs))
     done = run_cli("tree", str(tmp_path))
     assert done.exit_code == 1
-    assert len(done.stdout.splitlines()) == 3000
-    assert done.stdout.splitlines()[-1].endswith("r2999  [MaxDepthExceeded]")
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3001  # one per runtime, and what the depth cap cut
+    assert lines[-2].endswith("(depth 2999) ClusterServingRuntime r2999  [MaxDepthExceeded]")
+    cap = MAX_INDENT
+    assert (
+        lines[-1] == f"({2999 - cap} nodes deeper than {cap} levels drawn at level {cap}, each with its depth in front)"
+    )
+    # the indentation stops at the cap: the output grows linearly with the chain, not with its square
+    assert max(len(line) for line in lines) <= 4 * cap + len(
+        "(depth 2999) ClusterServingRuntime r2999  [MaxDepthExceeded]"
+    )
+    assert lines[cap].startswith(" " * 4 * (cap - 1) + "└── ClusterServingRuntime r16")
+    assert lines[cap + 1].startswith(" " * 4 * (cap - 1) + "└── (depth 17) ClusterServingRuntime r17")
+    assert lines[-2].startswith(" " * 4 * (cap - 1) + "└── (depth 2999)")
+
+
+def test_the_depth_cap_is_linear_and_keeps_shallow_trees_as_they_are() -> None:
+    from omerender.forest.model import Forest, Node
+
+    def chain(length: int) -> Forest:
+        forest = Forest(roots=["n0"])
+        for i in range(length):
+            children = [f"n{i + 1}"] if i + 1 < length else []
+            forest.nodes[f"n{i}"] = Node(
+                id=f"n{i}", kind="ClusterServingRuntime", namespace="", name=f"r{i}", children=children
+            )
+        return forest
+
+    shallow = render(chain(5), max_indent=4)
+    assert shallow.splitlines()[-1] == " " * 12 + "└── ClusterServingRuntime r4"  # depth 4, the cap: not cut
+    assert render(chain(3), max_indent=4).count("depth") == 0
+    sizes = [len(render(chain(n), max_indent=8)) for n in (1000, 2000)]
+    assert sizes[1] < 2.1 * sizes[0]
 
 
 def test_validate_means_what_it_means_for_build(run_cli, demo):

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omerender.load.yamlwrite import Writer, dump_stream, pyyaml_stream
+from omerender.load.yamlwrite import Writer, dump_each, dump_stream, pyyaml_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOK_ALIKES = [
@@ -51,6 +51,9 @@ def _same(objects: list[Any]) -> None:
     expected = pyyaml_stream(objects)
     assert dump_stream(objects) == expected
     assert "".join(Writer(chunk=2).documents(objects)) == expected  # scalars learnt in one chunk, used in the next
+    each = [pyyaml_stream([obj]) for obj in objects]  # --output-dir: one file per object, one writer for all
+    assert dump_each(objects) == each
+    assert list(Writer(chunk=2).each(objects)) == each
 
 
 @settings(max_examples=400, deadline=None)
@@ -100,6 +103,8 @@ def test_edge_documents() -> None:
                 dump_stream([case])
             continue
         assert dump_stream([case]) == expected, case
+    written = [case for case in cases if case is not None and not isinstance(case, str)]
+    assert dump_each(written) == [pyyaml_stream([case]) for case in written]
     assert "".join(Writer().documents([cases[4]])) == pyyaml_stream([cases[4]])
 
 
