@@ -16,7 +16,7 @@ from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_uniqu
 from omerender.load import controller_config
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
-from omerender.load.reader import LoadOptions, empty_inputs, load
+from omerender.load.reader import LoadOptions, empty_inputs, load, settings_files
 from omerender.names import clip, hint
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM
@@ -320,9 +320,15 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def load_options(options: BuildOptions) -> LoadOptions:
+    """How inputs are read for a build: the settings files it was given are not read as manifests."""
+    skip = settings_files(options.model_metadata, options.controller_config, options.lock_file)
+    return LoadOptions(namespace=options.namespace, budget=options.run_budget(), settings_files=skip)
+
+
 def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
     with collector_paused():
-        loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
+        loaded = load(paths, load_options(options), stdin)
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
@@ -376,7 +382,7 @@ def status(
     from omerender.resolve.status import status_failed, status_list
 
     with collector_paused():
-        loaded = load(paths, LoadOptions(namespace=options.namespace, budget=options.run_budget()), stdin)
+        loaded = load(paths, load_options(options), stdin)
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
     lock, _, lock_problems = read(options.lock_file or default_path(paths), options.run_budget())
     diagnostics = sorted_unique(result.diagnostics + lock_problems)

@@ -120,6 +120,7 @@ def build(
     result = run_build(
         list(paths) + list(search_path),
         build_options(
+            paths=paths,
             namespace=namespace,
             max_file_size=max_file_size,
             validate=validate,
@@ -199,6 +200,7 @@ def status(
 
     kube = resolve_kube_version(kube_version)
     options = build_options(
+        paths=paths,
         namespace=namespace,
         max_file_size=max_file_size,
         validate=validate,

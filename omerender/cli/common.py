@@ -302,12 +302,13 @@ def with_gitops_options(fn: F) -> F:
 lock_file_option = click.option(
     "--lock-file",
     type=click.Path(dir_okay=False),
-    help="The lock file [default: omerender.lock in the first PATH directory].",
+    help="The lock file [default: omerender.lock in the deepest folder holding every PATH].",
 )
 model_metadata_option = click.option(
     "--model-metadata",
     type=click.Path(dir_okay=False),
-    help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize) for models that lack them; see README.",
+    help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, "
+    "modelParameterSize) for models that lack them, or a shipped one by name (ome:v0.1.5: OME's catalogue); see README.",
 )
 controller_config_option = click.option(
     "--controller-config",
@@ -344,9 +345,17 @@ def validation(validate: str, strict: bool) -> str:
     return "strict" if strict else validate
 
 
-def build_options(*, namespace: str, max_file_size: int, validate: str, strict: bool, **rest: Any) -> BuildOptions:
-    """The core's options from the ones every command shares, made in one place; ``rest`` are the command's own."""
+def build_options(
+    *, namespace: str, max_file_size: int, validate: str, strict: bool, paths: tuple[str, ...] = (), **rest: Any
+) -> BuildOptions:
+    """The core's options from the ones every command shares, made in one place; ``rest`` are the command's own.
+    ``paths`` (the PATHS, without search paths) place the default lock file (``lock.default_path``)."""
     from omerender.pipeline import BuildOptions
+
+    if paths and not rest.get("lock_file"):
+        from omerender.lifecycle.lock import default_path
+
+        rest["lock_file"] = default_path(list(paths))
 
     return BuildOptions(
         namespace=namespace, max_file_bytes=max_file_size, validate=validation(validate, strict), **rest

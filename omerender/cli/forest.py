@@ -90,6 +90,10 @@ def _forest(
     if runtime and isvc:
         raise click.UsageError("give --runtime or --isvc, not both")
     namespace = options.namespace
+    if not options.lock_file:
+        from omerender.lifecycle.lock import default_path
+
+        options.lock_file = default_path(list(paths))
     result = build(list(paths) + list(search_path), options, stdin)
     report(result.diagnostics, *reporting)
     whole = forest(result)

@@ -14,6 +14,7 @@ from omerender import codes
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
+from omerender.load.kustomize import Expansion, expand, kustomization_in
 from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
@@ -32,6 +33,7 @@ class LoadOptions:
     namespace: str = "default"
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     budget: Budget | None = None  # the run's; one is made from max_file_bytes when None
+    settings_files: frozenset[str] = frozenset()  # real paths of files given as settings: never read as manifests
 
     def run_budget(self) -> Budget:
         if self.budget is None:
@@ -59,8 +61,15 @@ def _within(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
-    """Expand files and directories into YAML files, sorted; refuse links that leave the roots."""
+def settings_files(*given: str | None) -> frozenset[str]:
+    """The real paths of files given as settings (--model-metadata, --controller-config, --lock-file), which
+    ``discover`` leaves out: a settings file inside an input folder is not a manifest (it has no kind)."""
+    return frozenset(os.path.realpath(p) for p in given if p and p != STDIN and os.path.isfile(p))
+
+
+def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
+    """Expand files and directories into YAML files, sorted; refuse links that leave the roots; leave out
+    the files in ``skip`` (real paths of settings files)."""
     found: list[str] = []
     problems: list[Diagnostic] = []
     for given in paths:
@@ -74,11 +83,20 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
             )  # no location
             continue
         if not root.is_dir():
-            found.append(_display(root))
+            if os.path.realpath(root) not in skip:
+                found.append(_display(root))
             continue
         real_roots = [Path(os.path.realpath(p)) for p in paths if p != STDIN]
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             base = Path(dirpath)
+            kustomization = kustomization_in(base)
+            if kustomization is not None:  # a kustomize folder: what it lists, nothing else below it
+                dirnames[:] = []
+                listed = Expansion()
+                expand(kustomization, real_roots, listed)
+                problems.extend(listed.problems)
+                found.extend(f for f in listed.files if not skip or os.path.realpath(f) not in skip)
+                continue
             kept_dirs = []
             for d in sorted(dirnames):
                 full = base / d
@@ -102,6 +120,8 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 full = base / name
                 if full.is_symlink() and not _within(Path(os.path.realpath(full)), real_roots):
                     problems.append(_symlink_outside(full))
+                    continue
+                if skip and os.path.realpath(full) in skip:
                     continue
                 found.append(_display(full))
     return found, problems
@@ -217,7 +237,7 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
 def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"") -> LoadResult:
     """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
     result = LoadResult()
-    files, problems = discover(paths)
+    files, problems = discover(paths, options.settings_files)
     result.diagnostics.extend(problems)
     budget = options.run_budget()
     texts: list[tuple[str, str]] = []
