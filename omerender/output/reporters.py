@@ -64,8 +64,9 @@ def render_report(
 ) -> str:
     """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
 
-    ``max_errors`` caps how many diagnostics of any severity are listed; the rest are
-    counted and the report says how many were left out. ``None`` means no cap.
+    ``max_errors`` caps how many diagnostics of any severity are listed, errors first, then warnings, then
+    notes (each in the given order); the rest are counted and the report says how many were left out.
+    ``None`` means no cap.
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
@@ -74,8 +75,15 @@ def render_report(
     if max_errors is not None and max_errors < 0:
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
-    shown = diagnostics if max_errors is None else diagnostics[:max_errors]
+    shown = diagnostics if max_errors is None else sorted(diagnostics, key=_severity_first)[:max_errors]
     return renderer(_Report(diagnostics, shown, max_errors, tool_version))
+
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _severity_first(d: Diagnostic) -> int:
+    return _SEVERITY_ORDER.get(d.severity, 3)
 
 
 @dataclass(frozen=True)

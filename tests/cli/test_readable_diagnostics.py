@@ -1,0 +1,77 @@
+"""Diagnostics stay readable on a real repository: bounded lines, errors first under --max-errors, echoed values cut."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+MODEL = """apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: m}
+spec:
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelFramework: {name: transformers, version: "4.45.0"}
+  modelArchitecture: LlamaForCausalLM
+  modelParameterSize: 3B
+  storage: {storageUri: "hf://a/b", path: /raid/m}
+"""
+ISVC = """apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: s, namespace: team}
+spec:
+  model: {name: m}
+  engine: {minReplicas: 1, maxReplicas: 1}
+"""
+
+
+def runtime(name: str, architecture: str) -> str:
+    return f"""apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {{name: {name}}}
+spec:
+  supportedModelFormats:
+  - modelFormat: {{name: safetensors, version: "1.0.0"}}
+    modelFramework: {{name: transformers, version: "4.44.0"}}
+    modelArchitecture: {architecture}
+    autoSelect: true
+  engineConfig:
+    runner: {{name: ome-container, image: "x:1"}}
+---
+"""
+
+
+@pytest.fixture
+def three_hundred(tmp_path: Path) -> Path:
+    text = "".join(runtime(f"rt-{i:03d}", "LlamaForCausalLM" if i == 150 else "MistralForCausalLM") for i in range(300))
+    (tmp_path / "runtimes.yaml").write_text(text, encoding="utf-8")
+    (tmp_path / "model.yaml").write_text(MODEL, encoding="utf-8")
+    (tmp_path / "z-isvc.yaml").write_text(ISVC, encoding="utf-8")
+    (tmp_path / "a-unused.yaml").write_text(  # a warning that sorts before the error
+        "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata: {name: p, namespace: team, annotations: "
+        "{ome.io/runtime-profile: 'true'}}\nspec: {disabled: true}\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def test_a_selection_failure_among_300_runtimes_stays_one_readable_line(run_cli, three_hundred: Path) -> None:
+    proc = run_cli("build", str(three_hundred))
+    assert proc.exit_code == 1, proc
+    [line] = [x for x in proc.stderr.splitlines() if "RuntimeSelectionError" in x]
+    assert max(len(x) for x in proc.stderr.splitlines()) < 2000
+    assert line.index("rt-150 (") < line.index("rt-000 (")  # the nearest miss (framework version only) first
+    assert line.endswith("; and 296 more, further off (every one with -v)")
+    verbose = run_cli("build", str(three_hundred), "-v")
+    assert sum("is excluded:" in x for x in verbose.stderr.splitlines()) == 301  # the disabled profile too
+    assert max(len(x) for x in verbose.stderr.splitlines()) < 2000
+
+
+def test_max_errors_shows_errors_before_warnings(run_cli, three_hundred: Path) -> None:
+    whole = run_cli("build", str(three_hundred))
+    assert "warning:" in whole.stderr.splitlines()[0], whole  # the warning sorts first by path
+    proc = run_cli("build", str(three_hundred), "--max-errors", "1")
+    assert proc.exit_code == 1
+    first = proc.stderr.splitlines()[0]
+    assert ": error: [RuntimeSelectionError]" in first, proc.stderr
+    assert "not shown (--max-errors 1)" in proc.stderr
