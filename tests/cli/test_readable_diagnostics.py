@@ -68,9 +68,11 @@ def test_a_selection_failure_among_300_runtimes_stays_one_readable_line(run_cli,
 
 
 def test_max_errors_shows_errors_before_warnings(run_cli, three_hundred: Path) -> None:
-    whole = run_cli("build", str(three_hundred))
-    assert "warning:" in whole.stderr.splitlines()[0], whole  # the warning sorts first by path
-    proc = run_cli("build", str(three_hundred), "--max-errors", "1")
+    (three_hundred / "a-empty").mkdir()  # an input PATH holding no OME object: a warning, sorted first by path
+    paths = (str(three_hundred / "a-empty"), str(three_hundred))
+    whole = run_cli("build", *paths)
+    assert "warning:" in whole.stderr.splitlines()[0], whole
+    proc = run_cli("build", *paths, "--max-errors", "1")
     assert proc.exit_code == 1
     first = proc.stderr.splitlines()[0]
     assert ": error: [RuntimeSelectionError]" in first, proc.stderr
