@@ -135,6 +135,9 @@ def build(
         stdin,
     )
     keep_to_exit(result)
+    from omerender.output.emit import cluster_selects
+
+    result.diagnostics = cluster_selects(result.diagnostics, tuple(emit))
     selection = emitted(result, out, output_dir)
     keep_to_exit(selection)
     report(result.diagnostics, report_format, report_file, max_errors, verbose)

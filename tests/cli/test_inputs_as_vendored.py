@@ -123,3 +123,19 @@ def test_build_reads_one_lock_whatever_the_order(run_cli, repo: Path) -> None:
     two = run_cli("build", str(platform), str(apps))
     assert one.exit_code == two.exit_code == 1, (one, two)
     assert one.stderr == two.stderr and "omerender.lock" in one.stderr
+
+
+def test_selection_the_cluster_decides_is_a_warning_when_nothing_rendered_is_emitted(run_cli, repo: Path) -> None:
+    manifests = repo / "manifests"
+    model = (manifests / "model.yaml").read_text(encoding="utf-8")
+    kept = [line for line in model.splitlines() if not line.startswith(("  modelF", "    name", "    version"))]
+    (manifests / "model.yaml").write_text("\n".join(kept) + "\n", encoding="utf-8")
+    isvc = (manifests / "isvc.yaml").read_text(encoding="utf-8")
+    (manifests / "isvc.yaml").write_text(isvc.replace("  runtime:\n    name: sglang-llama-3-2-3b\n", ""), "utf-8")
+    rendered = run_cli("build", str(manifests))
+    assert rendered.exit_code == 1 and "error: [RuntimeSelectionError]" in rendered.stderr, rendered
+    for emit in (("inputs",), ("passthrough",), ("inputs", "passthrough")):
+        args = [a for kind in emit for a in ("--emit", kind)]
+        proc = run_cli("build", str(manifests), *args)
+        assert proc.exit_code == 0, proc
+        assert "warning: [RuntimeSelectionError]" in proc.stderr and "--model-metadata" in proc.stderr, proc
