@@ -77,3 +77,24 @@ def test_max_errors_shows_errors_before_warnings(run_cli, three_hundred: Path) -
     first = proc.stderr.splitlines()[0]
     assert ": error: [RuntimeSelectionError]" in first, proc.stderr
     assert "not shown (--max-errors 1)" in proc.stderr
+
+
+MULTINODE = Path(__file__).resolve().parents[1] / "cases" / "multinode" / "input"
+
+
+def test_what_leaderworkerset_injects_is_not_an_undefined_env_ref(run_cli, tmp_path: Path) -> None:
+    for source in MULTINODE.glob("*.yaml"):
+        text = source.read_text(encoding="utf-8")
+        if source.name == "runtime.yaml":
+            text = text.replace(
+                "--tp=$(PARALLELISM_SIZE)]",
+                "--tp=$(PARALLELISM_SIZE), --dist=$(LWS_LEADER_ADDRESS), --n=$(LWS_GROUP_SIZE), "
+                "--r=$(LWS_WORKER_INDEX), $(NOT_LWS)]",
+            )
+        (tmp_path / source.name).write_text(text, encoding="utf-8")
+    assert "LWS_WORKER_INDEX" in (tmp_path / "runtime.yaml").read_text(encoding="utf-8")
+    proc = run_cli("build", str(tmp_path))
+    assert proc.exit_code == 0, proc
+    assert "LWS_" not in proc.stderr, proc.stderr
+    assert "$(NOT_LWS) refers to an env var no env entry defines" in proc.stderr  # the check still works
+    assert "LWS_WORKER_INDEX" in proc.stdout
