@@ -42,6 +42,11 @@ view_options = [
     ),
     click.option("--isvc", metavar="ISVC", help="Only this InferenceService's chain: NAME (in -n) or NAMESPACE/NAME."),
     click.option("--collapse-isvcs", is_flag=True, help="Show each runtime's InferenceServices as one count."),
+    click.option(
+        "--used-only",
+        is_flag=True,
+        help="Leave out runtimes no InferenceService uses (keeping the chains above those it uses).",
+    ),
 ]
 
 
@@ -79,14 +84,22 @@ def _forest(
     search_path: tuple[str, ...],
     options: BuildOptions,
     reporting: tuple[str, str | None, int | None, int],
-    view: tuple[str | None, str | None, bool],
+    view: tuple[str | None, str | None, bool, bool],
 ) -> tuple[Any, bool]:
     """Build, report the diagnostics, and return the forest to show and whether anything is broken."""
     from omerender.forest.model import forest
-    from omerender.forest.select import chain, collapse_isvcs, find_isvc, find_runtime, subtree
+    from omerender.forest.select import (
+        chain,
+        collapse_isvcs,
+        find_isvc,
+        find_runtime,
+        namespaces_holding,
+        subtree,
+        used_only,
+    )
     from omerender.pipeline import build
 
-    runtime, isvc, collapse = view
+    runtime, isvc, collapse, used = view
     if runtime and isvc:
         raise click.UsageError("give --runtime or --isvc, not both")
     namespace = options.namespace
@@ -101,13 +114,18 @@ def _forest(
     if runtime:
         found = find_runtime(whole, runtime, namespace)
         if found is None:
-            raise click.BadParameter(f"no runtime {runtime} (namespace {namespace})", param_hint="'--runtime'")
+            elsewhere = [] if "/" in runtime else namespaces_holding(whole, runtime)
+            hint = f"; it exists in namespace {', '.join(elsewhere)}: pass -n {elsewhere[0]}" if elsewhere else ""
+            hint += f" (or write {elsewhere[0]}/{runtime})" if elsewhere else ""
+            raise click.BadParameter(f"no runtime {runtime} (namespace {namespace}){hint}", param_hint="'--runtime'")
         shown = subtree(whole, found)
     if isvc:
         found = find_isvc(whole, isvc, namespace)
         if found is None:
             raise click.BadParameter(f"no InferenceService {isvc} (namespace {namespace})", param_hint="'--isvc'")
         shown = chain(whole, found)
+    if used:
+        shown = used_only(shown)
     if collapse:
         shown = collapse_isvcs(shown)
     return shown, result.failed or whole.broken
@@ -144,6 +162,7 @@ def tree(
     runtime: str | None,
     isvc: str | None,
     collapse_isvcs: bool,
+    used_only: bool,
     color: str,
     lock_file: str | None,
     model_metadata: str | None,
@@ -168,7 +187,11 @@ def tree(
 
     options = _options(namespace, max_file_size, validate, strict, lock_file, model_metadata, controller_config)
     shown, failed = _forest(
-        paths, search_path, options, (report_format, report_file, max_errors, verbose), (runtime, isvc, collapse_isvcs)
+        paths,
+        search_path,
+        options,
+        (report_format, report_file, max_errors, verbose),
+        (runtime, isvc, collapse_isvcs, used_only),
     )
     colored = use_color(color)
     click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
@@ -224,6 +247,7 @@ def graph(
     runtime: str | None,
     isvc: str | None,
     collapse_isvcs: bool,
+    used_only: bool,
     lock_file: str | None,
     model_metadata: str | None,
     search_path: tuple[str, ...],
@@ -246,7 +270,11 @@ def graph(
         svg("")  # exits 2 before any work
     options = _options(namespace, max_file_size, validate, strict, lock_file, model_metadata, controller_config)
     shown, failed = _forest(
-        paths, search_path, options, (report_format, report_file, max_errors, verbose), (runtime, isvc, collapse_isvcs)
+        paths,
+        search_path,
+        options,
+        (report_format, report_file, max_errors, verbose),
+        (runtime, isvc, collapse_isvcs, used_only),
     )
     text = GRAPH_FORMATS[output](shown)
     if output == "svg":

@@ -98,3 +98,24 @@ def test_what_leaderworkerset_injects_is_not_an_undefined_env_ref(run_cli, tmp_p
     assert "LWS_" not in proc.stderr, proc.stderr
     assert "$(NOT_LWS) refers to an env var no env entry defines" in proc.stderr  # the check still works
     assert "LWS_WORKER_INDEX" in proc.stdout
+
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
+
+
+def test_tree_runtime_hints_the_namespace_it_exists_in(run_cli) -> None:
+    proc = run_cli("tree", str(FIXTURE), "--runtime", "sglang-llama-3-2-3b")
+    assert proc.exit_code == 2
+    assert "it exists in namespace llama-demo: pass -n llama-demo (or write llama-demo/sglang-llama-3-2-3b)" in (
+        " ".join(proc.stderr.split())
+    )
+    assert run_cli("tree", str(FIXTURE), "--runtime", "sglang-llama-3-2-3b", "-n", "llama-demo").exit_code == 0
+
+
+def test_graph_used_only_leaves_out_runtimes_no_inferenceservice_uses(run_cli, tmp_path: Path) -> None:
+    (tmp_path / "unused.yaml").write_text(runtime("rt-unused", "MistralForCausalLM"), encoding="utf-8")
+    whole = run_cli("graph", str(FIXTURE), str(tmp_path), "-o", "json")
+    used = run_cli("graph", str(FIXTURE), str(tmp_path), "-o", "json", "--used-only")
+    assert whole.exit_code == used.exit_code == 0, (whole, used)
+    assert "rt-unused" in whole.stdout and "rt-unused" not in used.stdout
+    assert "sglang-profile" in used.stdout and "sglang-llama-3-2-3b" in used.stdout  # the chain above stays
