@@ -202,7 +202,7 @@ def _selected_runtime(result: BuildResult, isvc: Obj, model: Obj) -> tuple[Obj, 
         result.diagnostics.append(
             isvc.diag(
                 WARNING,
-                f"OME selected {chosen.name}, which inherits from {runtime.annotations[INHERIT_FROM]}; a selected runtime is "
+                f"OME selected {chosen.name}, which inherits from {clip(runtime.annotations[INHERIT_FROM])}; a selected runtime is "
                 "rendered from its own spec without inheritance, so name the runtime in spec.runtime.name instead",
                 "spec",
                 code=codes.SELECTED_RUNTIME_INHERITS,

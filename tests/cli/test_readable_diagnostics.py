@@ -119,3 +119,15 @@ def test_graph_used_only_leaves_out_runtimes_no_inferenceservice_uses(run_cli, t
     assert whole.exit_code == used.exit_code == 0, (whole, used)
     assert "rt-unused" in whole.stdout and "rt-unused" not in used.stdout
     assert "sglang-profile" in used.stdout and "sglang-llama-3-2-3b" in used.stdout  # the chain above stays
+
+
+@pytest.mark.parametrize("command", [["build", "-v"], ["status"], ["tree"]])
+def test_a_long_inherit_from_value_is_echoed_cut(run_cli, tmp_path: Path, command: list[str]) -> None:
+    for source in FIXTURE.glob("*.yaml"):
+        text = source.read_text(encoding="utf-8").replace(
+            "inherit-from: sglang-profile", "inherit-from: " + "x" * 50_000
+        )
+        (tmp_path / source.name).write_text(text, encoding="utf-8")
+    proc = run_cli(command[0], str(tmp_path), *command[1:])
+    assert proc.exit_code == 1, proc
+    assert "x" * 80 + "…" in proc.stderr + proc.stdout and "x" * 81 not in proc.stderr + proc.stdout
