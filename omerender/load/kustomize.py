@@ -58,7 +58,7 @@ def _error(path: Path, line: int, col: int, message: str) -> Diagnostic:
 def _read(path: Path, out: Expansion) -> tuple[dict[str, Any], Any] | None:
     """The kustomization's mapping and its node tree, or None with the problem noted."""
     try:
-        text = read_text(str(path), Budget(max_file_bytes=MAX_BYTES), "kustomization")
+        text = read_text(str(path), Budget(max_file_bytes=MAX_BYTES), "kustomization file")
         docs = list(parse_documents(text))
     except ReadProblem as problem:
         out.problems.append(_error(path, problem.line, problem.col, problem.message))
