@@ -117,6 +117,10 @@ def effective(
     config_codes = (codes.CONTROLLER_CONFIG, codes.CONTROLLER_CONFIG_UNKNOWN, codes.CONTROLLER_CONFIG_POD_ONLY)
     config_problems = [d for d in result.diagnostics if d.code in config_codes]
     files |= {d.path for d in config_problems}  # a refused controller configuration stops OME's controller
+    key_namespace, _, key_name = key.partition("/")
+    present = result.universe.isvcs.get((key_namespace, key_name))
+    if record is None and present is not None:  # there, but its model or runtime cannot be resolved
+        files.add(present.path)
     if record is not None and not searched:
         files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
         model_ref = record.isvc.spec.get("model")
@@ -142,6 +146,13 @@ def effective(
         )
         if searched and record is not None:
             where = f" (only on a --search-path, {record.isvc.path})"
+        elif present is not None:
+            click.echo(
+                f"omerender: InferenceService {key} ({present.path}:{present.at()[0]}) cannot be resolved: its model "
+                "or runtime is missing or broken (the errors above say which), so no runtime answers for it",
+                err=True,
+            )
+            sys.exit(EXIT_FINDINGS)
         else:
             where = "" if elsewhere else " (or not valid)"
         click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)

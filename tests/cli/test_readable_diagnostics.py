@@ -131,3 +131,34 @@ def test_a_long_inherit_from_value_is_echoed_cut(run_cli, tmp_path: Path, comman
     proc = run_cli(command[0], str(tmp_path), *command[1:])
     assert proc.exit_code == 1, proc
     assert "x" * 80 + "…" in proc.stderr + proc.stdout and "x" * 81 not in proc.stderr + proc.stdout
+
+
+def _demo(tmp_path: Path, drop: str = "", pin: bool = False) -> Path:
+    for source in FIXTURE.glob("*.yaml"):
+        if source.name != drop:
+            text = source.read_text(encoding="utf-8")
+            if pin:
+                text = text.replace(
+                    "    name: sglang-llama-3-2-3b\n", "    name: sglang-llama-3-2-3b\n    autoSync: false\n"
+                )
+            (tmp_path / source.name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_effective_says_why_an_inferenceservice_that_exists_cannot_be_resolved(run_cli, tmp_path: Path) -> None:
+    proc = run_cli("effective", "llama-3-2-3b-instruct", str(_demo(tmp_path, drop="model.yaml")), "-n", "llama-demo")
+    assert proc.exit_code == 1
+    assert "InferenceService llama-demo/llama-3-2-3b-instruct not found" not in proc.stderr, proc.stderr
+    assert "[ModelReconcileError] referenced model 'llama-3-2-3b-instruct' not found" in proc.stderr
+    assert "llama-demo/llama-3-2-3b-instruct (" in proc.stderr and "cannot be resolved" in proc.stderr
+
+
+def test_effective_of_a_pinned_inferenceservice_not_locked_yet_says_it_renders_live(run_cli, tmp_path: Path) -> None:
+    folder = _demo(tmp_path, pin=True)
+    proc = run_cli("effective", "llama-3-2-3b-instruct", str(folder), "-n", "llama-demo")
+    assert proc.exit_code == 0, proc
+    assert "not locked yet: renders the live runtime until `omerender lock`" in proc.stdout
+    assert "pinned to its locked snapshot" not in proc.stdout
+    assert run_cli("lock", str(folder)).exit_code == 0
+    locked = run_cli("effective", "llama-3-2-3b-instruct", str(folder), "-n", "llama-demo")
+    assert "pinned to its locked snapshot (autoSync: false)" in locked.stdout, locked
