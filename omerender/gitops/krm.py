@@ -27,7 +27,16 @@ from omerender.load.memory import objects_from_documents
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadOptions
 from omerender.names import clip, is_dns_label
-from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
+from omerender.output.emit import (
+    INPUTS,
+    PASSTHROUGH,
+    RENDERED,
+    EmitOptions,
+    cluster_selects,
+    kinds_problem,
+    output_path,
+    select,
+)
 from omerender.pipeline import BuildOptions, build_objects
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
@@ -219,6 +228,7 @@ def process(
     result = build_objects(
         objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths)
     )
+    result.diagnostics = cluster_selects(result.diagnostics, tuple(config.emit))
     selection = select(
         result,
         EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True),
