@@ -30,7 +30,7 @@ from omerender.load.yamlio import parse_documents, position
 from omerender.names import clip
 
 FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # the names kustomize looks for
-READ_KEYS = frozenset({"apiVersion", "kind", "metadata", "resources"})
+READ_KEYS = frozenset({"apiVersion", "kind", "metadata", "resources", "bases"})  # bases: resources' old name
 MAX_DEPTH = 20  # kustomizations nested through resources
 MAX_RESOURCES = 100_000  # entries listed over every kustomization of a run
 MAX_BYTES = 1024 * 1024  # one kustomization file
@@ -112,20 +112,23 @@ def expand(kustomization: Path, within: list[Path], out: Expansion, stack: tuple
                 kustomization,
                 line,
                 col,
-                f"kustomization field {clip(str(key))!r} is not applied by omerender (it reads only 'resources'); "
+                f"kustomization field {clip(str(key))!r} is not applied by omerender (it reads only resources and bases); "
                 "kustomize build would change or add objects with it, so the result would differ: render the "
                 "kustomize output instead (kustomize build DIR | omerender build -) or drop the field",
             )
         )
     if refused:
         return
-    resources = data.get("resources") or []
-    if not isinstance(resources, list):
-        line, col = position(node, ("resources",))
-        out.problems.append(_error(kustomization, line, col, "resources must be a list of paths"))
-        return
-    for index, entry in enumerate(resources):
-        line, col = position(node, ("resources", index))
+    listed: list[tuple[str, int, Any]] = []
+    for key in ("resources", "bases"):
+        entries = data.get(key) or []
+        if not isinstance(entries, list):
+            line, col = position(node, (key,))
+            out.problems.append(_error(kustomization, line, col, f"{key} must be a list of paths"))
+            return
+        listed += [(key, index, entry) for index, entry in enumerate(entries)]
+    for key, index, entry in listed:
+        line, col = position(node, (key, index))
         out.listed += 1
         if out.listed > MAX_RESOURCES:
             out.problems.append(_error(kustomization, line, col, f"more than {MAX_RESOURCES} resources listed"))

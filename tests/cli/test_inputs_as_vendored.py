@@ -139,3 +139,12 @@ def test_selection_the_cluster_decides_is_a_warning_when_nothing_rendered_is_emi
         proc = run_cli("build", str(manifests), *args)
         assert proc.exit_code == 0, proc
         assert "warning: [RuntimeSelectionError]" in proc.stderr and "--model-metadata" in proc.stderr, proc
+
+
+def test_bases_are_read_as_resources_are(run_cli, repo: Path) -> None:
+    manifests = repo / "manifests"
+    (manifests / "models").mkdir()
+    shutil.move(manifests / "model.yaml", manifests / "models" / "model.yaml")
+    _kustomization(manifests / "models", "resources: [model.yaml]\n")
+    _kustomization(manifests, f"resources: [{', '.join(f for f in FILES if f != 'model.yaml')}]\nbases: [models]\n")
+    assert run_cli("build", str(manifests)).stdout == run_cli("build", str(FIXTURE)).stdout
