@@ -82,7 +82,10 @@ MODEL_RECONCILE_ERROR = _code(
     "ModelReconcileError", ERROR, "the InferenceService's model is missing or unusable", "OME event ModelReconcileError"
 )
 MODEL_CONFIG_ERROR = _code(
-    "ModelConfigError", ERROR, "the model ConfigMap cannot be built", "OME model config reconciler"
+    "ModelConfigError",
+    ERROR,
+    "the model ConfigMap cannot be built: its base model or FineTunedWeight is missing",
+    "OME model config reconciler",
 )
 DEPLOYMENT_MODE_ERROR = _code(
     "DeploymentModeError",
@@ -127,7 +130,10 @@ UNKNOWN_FIELD = _code(
     "kubectl field validation",
 )
 INVALID_NAME = _code(
-    "invalid-name", ERROR, "a name or namespace that is not a valid DNS label or subdomain", "Kubernetes"
+    "invalid-name",
+    ERROR,
+    "a name Kubernetes refuses: not a DNS label or subdomain, or an env var name that is not printable ASCII without '='",
+    "Kubernetes",
 )
 REPLICAS_OVERRIDDEN = _code(
     "replicas-overridden",
@@ -236,7 +242,7 @@ ACCELERATOR_CLASS_ERROR = _code(
 ACCELERATOR_POLICY_NOT_EMULATED = _code(
     "accelerator-policy-not-emulated",
     ERROR,
-    "an accelerator policy omerender does not emulate (BestFit, Cheapest, MostCapable)",
+    "an accelerator policy choice omerender cannot decide (a top tie among 13+ candidates, or a refused value)",
     "OME acceleratorclassselector",
 )
 ACCELERATOR_CLASS = _code("accelerator-class", INFO, "the AcceleratorClass a component runs on", "OME selector.go")
@@ -249,7 +255,7 @@ ACCELERATOR_PARTIAL = _code(
 FINE_TUNED_WEIGHT_ERROR = _code(
     "FineTunedWeightError",
     ERROR,
-    "the FineTunedWeight is missing, stacked or lacks configuration",
+    "the FineTunedWeights are stacked, or one is unnamed or lacks configuration",
     "OME components/base.go ReconcileFineTunedWeights",
 )
 FINE_TUNED_ADAPTER = _code(

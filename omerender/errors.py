@@ -9,6 +9,8 @@ from __future__ import annotations
 
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_TREE_BROKEN = 4
+"""``diff`` only: one side's tree does not build (its report still lists what no longer renders)."""
 
 
 class OmerenderError(Exception):

@@ -26,6 +26,7 @@ from omerender.cli.common import (
     search_path_option,
     stdin,
     strict_option,
+    subjects_of,
     with_gitops_options,
     with_report_options,
 )
@@ -72,7 +73,7 @@ def build(
     namespace: str,
     output_dir: str | None,
     status_file: str | None,
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -140,7 +141,7 @@ def build(
     result.diagnostics = cluster_selects(result.diagnostics, tuple(emit))
     selection = emitted(result, out, output_dir)
     keep_to_exit(selection)
-    report(result.diagnostics, report_format, report_file, max_errors, verbose)
+    report(result.diagnostics, report_format, report_file, max_errors, verbose, subjects_of(result))
     if result.failed:
         sys.exit(EXIT_FINDINGS)
     if status_file:
@@ -179,7 +180,7 @@ def status(
     namespace: str,
     output: str,
     lock_file: str | None,
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,

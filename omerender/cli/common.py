@@ -6,7 +6,7 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -135,17 +135,73 @@ def stdin(limit: int = -1) -> bytes:
 stdin.bounded = True  # type: ignore[attr-defined]
 
 
-def report(diagnostics: list[Any], fmt: str, report_file: str | None, max_errors: int | None, verbose: int) -> None:
+REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS, not imported
+
+
+def _report_targets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--report-format FMT[=FILE]``, repeatable: known formats, each file named once, one FMT without a file."""
+    files: set[str] = set()
+    bare = 0
+    for value in values:
+        fmt, sep, file = value.partition("=")
+        if fmt not in REPORT_FORMATS:
+            raise click.BadParameter(f"{fmt!r} is not one of {', '.join(REPORT_FORMATS)}", ctx, param)
+        if sep and not file:
+            raise click.BadParameter(f"{value!r}: FMT=FILE needs a file after '='", ctx, param)
+        if file in files:
+            raise click.BadParameter(f"{file!r} is named twice", ctx, param)
+        if sep:
+            files.add(file)
+        else:
+            bare += 1
+    if bare > 1:
+        raise click.BadParameter(
+            "give at most one FMT without =FILE (it goes to --report-file, else stderr)", ctx, param
+        )
+    return values
+
+
+def subjects_of(result: Any) -> Callable[[], Sequence[Any]]:
+    """The runtimes and InferenceServices of ``result`` for the junit report, read only if it is asked for."""
+
+    def read() -> Sequence[Any]:
+        from omerender.output.ci_reports import subjects_of as read_subjects
+
+        return read_subjects(result)
+
+    return read
+
+
+def report(
+    diagnostics: list[Any],
+    formats: tuple[str, ...],
+    report_file: str | None,
+    max_errors: int | None,
+    verbose: int,
+    subjects: Sequence[Any] | Callable[[], Sequence[Any]] = (),
+) -> None:
+    """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to
+    ``report_file`` or stderr. ``subjects``: the runtimes and InferenceServices, for ``junit`` (or a function
+    returning them, called only when ``junit`` is asked for)."""
+    from omerender.errors import UsageError
     from omerender.output.reporters import render_report
 
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
-    text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__)
-    if report_file:
-        from omerender.output.writer import write_file
+    if callable(subjects):
+        subjects = subjects() if any(value.partition("=")[0] == "junit" for value in formats) else ()
+    targets = [(fmt, file or None) for fmt, _, file in (value.partition("=") for value in formats)]
+    bare = [fmt for fmt, file in targets if file is None] or ["text"]
+    named = [(fmt, file) for fmt, file in targets if file is not None]
+    if report_file is not None and report_file in {file for _, file in named}:
+        raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
+    for fmt, file in [(bare[0], report_file), *named]:
+        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=subjects)
+        if file:
+            from omerender.output.writer import write_file
 
-        write_file(report_file, text)
-    elif text:
-        click.echo(text, err=True, nl=False)
+            write_file(file, text)
+        elif text:
+            click.echo(text, err=True, nl=False)
 
 
 def resolve_kube_version(given: str | None, label: str = "--kube-version") -> str | None:
@@ -213,12 +269,20 @@ namespace_option = click.option(
 report_options = [
     click.option(
         "--report-format",
-        type=click.Choice(["text", "json", "github", "sarif"]),
-        default="text",
-        show_default=True,
-        help="How diagnostics are reported.",
+        multiple=True,
+        metavar="FMT[=FILE]",
+        callback=_report_targets,
+        help=(
+            f"How diagnostics are reported: {', '.join(REPORT_FORMATS)} (junit: a test report, one case per "
+            "runtime and InferenceService; gitlab: Code Quality JSON). Repeatable: FMT=FILE writes that report "
+            "to FILE; the one FMT without a file goes to --report-file, else stderr.  [default: text]"
+        ),
     ),
-    click.option("--report-file", type=click.Path(dir_okay=False), help="Write diagnostics here instead of stderr."),
+    click.option(
+        "--report-file",
+        type=click.Path(dir_okay=False),
+        help="Write the report of the --report-format without =FILE here instead of stderr.",
+    ),
     click.option(
         "--max-errors",
         type=click.IntRange(min=0),

@@ -99,7 +99,7 @@ def factor(
     profile_name: tuple[str, ...],
     no_class_profiles: bool,
     convert_auto_selected: bool,
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,

@@ -83,7 +83,7 @@ def _forest(
     paths: tuple[str, ...],
     search_path: tuple[str, ...],
     options: BuildOptions,
-    reporting: tuple[str, str | None, int | None, int],
+    reporting: tuple[tuple[str, ...], str | None, int | None, int],
     view: tuple[str | None, str | None, bool, bool],
 ) -> tuple[Any, bool]:
     """Build, report the diagnostics, and return the forest to show and whether anything is broken."""
@@ -167,7 +167,7 @@ def tree(
     lock_file: str | None,
     model_metadata: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -251,7 +251,7 @@ def graph(
     lock_file: str | None,
     model_metadata: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,

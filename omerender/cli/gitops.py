@@ -85,7 +85,7 @@ def krm(config: str | None) -> None:
     else:
         from omerender.diagnostics import sorted_unique
 
-        report(sorted_unique(reported), "text", None, None, 0)  # file:line:col, as build reports them
+        report(sorted_unique(reported), ("text",), None, None, 0)  # file:line:col, as build reports them
         if not failed:
             click.echo(dump_stream(output["items"]), nl=False)
     if failed:

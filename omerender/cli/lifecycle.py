@@ -23,9 +23,10 @@ from omerender.cli.common import (
     search_path_option,
     stdin,
     strict_option,
+    subjects_of,
     with_report_options,
 )
-from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
+from omerender.errors import EXIT_FINDINGS, EXIT_TREE_BROKEN, EXIT_USAGE
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 
 
@@ -82,7 +83,7 @@ def effective(
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -201,7 +202,7 @@ def lock_command(
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -302,6 +303,17 @@ def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | 
     return inputs, roots
 
 
+def _two_sides(paths: tuple[str, ...], old: tuple[str, ...], new: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The roots of each side: ``OLD NEW``, or every --old and every --new (not both forms)."""
+    if old or new:
+        if paths or not old or not new:
+            raise click.UsageError("give --old PATH and --new PATH (each repeatable), or OLD NEW, not both")
+        return list(old), list(new)
+    if len(paths) != 2:
+        raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
+    return [paths[0]], [paths[1]]
+
+
 def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
     from omerender.lifecycle.lock import isvc_key
 
@@ -310,9 +322,25 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 
 
 @click.command(short_help="Show which runtimes and InferenceServices change between trees.")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW)."
+)
+@click.option(
+    "--old",
+    "old_tree",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="A root of the old side (repeatable; with --new, instead of OLD NEW).",
+)
+@click.option(
+    "--new",
+    "new_tree",
+    multiple=True,
+    type=click.Path(),
+    metavar="PATH",
+    help="A root of the new side (repeatable; with --old, instead of OLD NEW).",
 )
 @namespace_option
 @output_option(
@@ -337,13 +365,15 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 def diff(
     paths: tuple[str, ...],
     git_ref: str | None,
+    old_tree: tuple[str, ...],
+    new_tree: tuple[str, ...],
     namespace: str,
     output: str,
     legacy_format: str | None,
     model_metadata: str | None,
     controller_config: str | None,
     search_path: tuple[str, ...],
-    report_format: str,
+    report_format: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
@@ -355,8 +385,10 @@ def diff(
 
     \b
     omerender diff OLD NEW
+    omerender diff --old PATH [--old PATH...] --new PATH [--new PATH...]
     omerender diff --against GIT_REF PATH...
-    Exit 0: no change; 1: changes; 2: errors (a tree does not build, a bad git ref).
+    Exit 0: no change; 1: changes; 2: usage error (bad options, a bad git ref);
+    4: a tree does not build (the report still lists what no longer renders).
 
     --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
     from the working tree.
@@ -383,7 +415,11 @@ def diff(
         )
 
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
+        if git_ref is not None and (old_tree or new_tree):
+            raise click.UsageError("--against compares PATHS with GIT_REF: it takes no --old or --new")
         if git_ref is not None:
+            if not paths:
+                raise click.UsageError("--against GIT_REF needs the paths to compare")
             try:
                 extracted = paths_at(list(paths), git_ref, scratch)
             except GitError as exc:
@@ -394,30 +430,30 @@ def diff(
                 _sides(list(paths), search_path, None),
             )
             old_lock, new_lock = default_path(extracted), default_path(list(paths))
-        elif len(paths) != 2:
-            raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
         else:
+            old_given, new_given = _two_sides(paths, old_tree, new_tree)
             (old_paths, old_roots), (new_paths, new_roots) = (
-                _sides([paths[0]], search_path, None),
-                _sides([paths[1]], search_path, None),
+                _sides(old_given, search_path, None),
+                _sides(new_given, search_path, None),
             )
-            old_lock, new_lock = default_path([paths[0]]), default_path([paths[1]])
+            old_lock, new_lock = default_path(old_given), default_path(new_given)
         old, new = build(old_paths, options(old_lock), stdin), build(new_paths, options(new_lock), stdin)
         hidden = _searched_isvcs(old, old_roots) | _searched_isvcs(new, new_roots)
         diagnostics = _relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
-    report(shown, report_format, report_file, max_errors, verbose)
+    sides = subjects_of(new) if git_ref else lambda: [*subjects_of(old)(), *subjects_of(new)()]
+    report(shown, report_format, report_file, max_errors, verbose, sides)
     comparison = compare(old, new, hidden)
     fmt = legacy_format or output
     if fmt == "markdown":  # with the picture of the affected subtree, which needs the new build
         from omerender.forest.blast import picture
-        from omerender.lifecycle.diff import format_markdown
+        from omerender.output.diff_view import format_markdown
 
         click.echo(format_markdown(comparison, picture(comparison, new)), nl=False)
     else:
         click.echo(DIFF_FORMATS[fmt](comparison), nl=False)
     if old.failed or new.failed:
-        sys.exit(EXIT_USAGE)
+        sys.exit(EXIT_TREE_BROKEN)
     sys.exit(EXIT_FINDINGS if changed(comparison) else 0)
 
 

@@ -4,7 +4,7 @@
 
 * ``runtimes``: every runtime whose merged spec (its revision) changed, appeared, went away or broke;
 * ``rollouts``: InferenceServices whose rendered objects change, each with its field-level changes
-  (deepdiff) and, for every change, the layer it came from: the runtime in the chain, the
+  (``fielddiff``: keyed lists compared by key; added, removed, changed, reordered) and, for every change, the layer it came from: the runtime in the chain, the
   InferenceService, or ``(controller)`` for what OME derives itself (model path, labels, defaults);
 * ``drifting``: pinned InferenceServices (``autoSync: false`` or ``spec.runtime.revision``) whose live
   runtime changed but which keep rendering their snapshot;
@@ -16,10 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import ome
+from omerender.lifecycle import fielddiff
+from omerender.lifecycle.fielddiff import Item, Segment
 from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.resolve import origin
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import is_profile
+from omerender.resolve.merge import MERGE_KEYS
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
@@ -59,13 +62,22 @@ def _owner(meta: dict[str, Any], isvcs: list[str]) -> str:
     return max((k for k in isvcs if name.startswith(k)), key=len, default=name)
 
 
+def object_label(obj: dict[str, Any]) -> str:
+    """``Kind/name``, or ``Kind.group/name`` outside the core group (as ``-o name`` names it), so that a Knative
+    ``Service.serving.knative.dev/x`` is neither mistaken for nor merged with a core ``Service/x``."""
+    api_version = str(obj.get("apiVersion", ""))
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    name = (obj.get("metadata") or {}).get("name")
+    return f"{obj.get('kind')}.{group}/{name}" if group else f"{obj.get('kind')}/{name}"
+
+
 def _objects_by_isvc(result: Any) -> dict[str, dict[str, dict[str, Any]]]:
     out: dict[str, dict[str, dict[str, Any]]] = {}
     isvcs = [isvc_key(i) for i in result.universe.isvcs.values()]
     for obj in result.objects:
         meta = obj.get("metadata") or {}
         key = _owner(meta, isvcs)
-        out.setdefault(key, {})[f"{obj.get('kind')}/{meta.get('name')}"] = obj
+        out.setdefault(key, {})[object_label(obj)] = obj
     return out
 
 
@@ -78,42 +90,54 @@ def _at(obj: Any, keys: list[Any]) -> Any:
     return obj
 
 
-def _path_text(obj: Any, keys: list[Any]) -> str:
-    path, current, field = "", obj, ""
-    for key in keys:
-        if isinstance(key, int):
-            item = current[key] if isinstance(current, list) and key < len(current) else None
-            path = origin.item_path(path, field, key, item)
+def path_text(segments: tuple[Segment, ...]) -> str:
+    """``spec.template.spec.containers[name=x].env[name=Y]``."""
+    text = ""
+    for segment in segments:
+        text = text + segment.text() if isinstance(segment, Item) else origin.join(text, segment)
+    return text
+
+
+def _origin_text(segments: tuple[Segment, ...]) -> str:
+    """``path_text`` as the origin tables write it: up to the first item of a list they index by position."""
+    field = ""
+    for i, segment in enumerate(segments):
+        if isinstance(segment, Item):
+            if segment.fields != (MERGE_KEYS.get(field),):
+                return path_text(segments[:i])
         else:
-            path, field = origin.join(path, key), str(key)
-        current = current[key] if isinstance(current, (dict, list)) and _at(current, [key]) is not None else None
-    return path
+            field = segment
+    return path_text(segments)
 
 
-def _config_path(obj: dict[str, Any], keys: list[Any], runner: Any) -> str | None:
+def _under(prefix: str, rest: str) -> str:
+    return prefix + ("" if not rest else rest if rest.startswith("[") else "." + rest)
+
+
+def _config_path(obj: dict[str, Any], keys: tuple[Segment, ...], runner: Any) -> str | None:
     """Where in the component's merged config a rendered object's field comes from, if anywhere."""
     component = str(((obj.get("metadata") or {}).get("labels") or {}).get("component", ""))
     config = ome.CONFIG_FIELD.get(component)
     if config is None:
         return None
-    if obj.get("kind") == "HorizontalPodAutoscaler" and keys in (["spec", "minReplicas"], ["spec", "maxReplicas"]):
+    if obj.get("kind") == "HorizontalPodAutoscaler" and keys in (("spec", "minReplicas"), ("spec", "maxReplicas")):
         return f"{config}.{keys[1]}"
-    if keys[:3] == ["spec", "template", "spec"]:
-        prefix, pod_keys, pod = config, keys[3:], _at(obj, ["spec", "template", "spec"])
-    elif len(keys) > 4 and keys[:2] == ["spec", "leaderWorkerTemplate"] and keys[2] in TEMPLATES and keys[3] == "spec":
-        prefix, pod_keys, pod = config + TEMPLATES[keys[2]], keys[4:], _at(obj, keys[:4])
+    if keys[:3] == ("spec", "template", "spec"):
+        prefix, pod_keys = config, keys[3:]
+    elif len(keys) > 4 and keys[:2] == ("spec", "leaderWorkerTemplate") and keys[3] == "spec":
+        template = TEMPLATES.get(keys[2]) if isinstance(keys[2], str) else None
+        if template is None:
+            return None
+        prefix, pod_keys = config + template, keys[4:]
     elif len(keys) > 2 and keys[0] == "metadata" and keys[1] in ("labels", "annotations"):
-        return f"{config}.{_path_text(obj['metadata'], keys[1:])}"
+        return _under(config, _origin_text(keys[1:]))
     else:
         return None
-    if len(pod_keys) >= 2 and pod_keys[0] == "containers" and isinstance(pod_keys[1], int):
-        container = _at(pod, pod_keys[:2]) or {}
-        rest = _path_text(container, pod_keys[2:])
-        name = container.get("name")
+    if len(pod_keys) >= 2 and pod_keys[0] == "containers" and isinstance(pod_keys[1], Item):
+        name = pod_keys[1].values[0]
         base = f"{prefix}.runner" if name == runner else f"{prefix}.containers[name={name}]"
-        return base + ("" if not rest else rest if rest.startswith("[") else "." + rest)
-    rest = _path_text(pod, pod_keys)
-    return prefix + ("" if not rest else rest if rest.startswith("[") else "." + rest)
+        return _under(base, _origin_text(pod_keys[2:]))
+    return _under(prefix, _origin_text(pod_keys))
 
 
 def _changes(
@@ -123,30 +147,22 @@ def _changes(
     table_new: dict[str, str],
     runner: Any,
 ) -> list[dict[str, Any]]:
-    from deepdiff import DeepDiff
-
-    seen: set[str] = set()
     out: list[dict[str, Any]] = []
-    diff = DeepDiff(old or {}, new or {}, view="tree", verbose_level=2)
-    for report, levels in diff.tree.items():
-        for level in levels:
-            keys = list(level.path(output_format="list"))
-            removed = report.endswith("_removed")
-            where = old if removed else new
-            if keys and isinstance(keys[-1], int):
-                parents = (_at(old, keys[:-1]), _at(new, keys[:-1]))
-                if all(isinstance(p, list) and all(not isinstance(v, (dict, list)) for v in p) for p in parents):
-                    keys, removed = keys[:-1], False
-            path = _path_text(where, keys)
-            if path in seen:
-                continue
-            seen.add(path)
-            source = _config_path(where, keys, runner) if where is not None else None
-            found = origin.lookup(table_old if removed else table_new, source) if source else ""
-            before, after = _at(old, keys), _at(new, keys)
-            change = "added" if before is None else "removed" if after is None else "changed"
-            out.append({"path": path, "change": change, "old": before, "new": after, "origin": found or CONTROLLER})
-    out.sort(key=lambda c: c["path"])
+    for change in fielddiff.compare(old or {}, new or {}):  # an object that comes or goes: field by field
+        removed = change.kind == "removed"
+        where = old if removed else new
+        source = _config_path(where, change.path, runner) if where is not None else None
+        found = origin.lookup(table_old if removed else table_new, source) if source else ""
+        out.append(
+            {
+                "path": path_text(change.path),
+                "change": change.kind,
+                "old": change.old,
+                "new": change.new,
+                "origin": found or CONTROLLER,
+            }
+        )
+    out.sort(key=lambda c: (c["path"], c["change"]))
     return out
 
 
@@ -225,118 +241,3 @@ def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset())
 
 def changed(report: dict[str, Any]) -> bool:
     return any(report[k] for k in ("runtimes", "rollouts", "drifting", "created", "deleted", "broken"))
-
-
-def _value(value: Any) -> str:
-    import json
-
-    return "<none>" if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-MARK = {"changed": "~", "added": "+", "removed": "-"}
-
-
-def _change_text(change: dict[str, Any]) -> str:
-    """``old -> new``; for two lists, only the items that went and came."""
-    old, new = change["old"], change["new"]
-    if isinstance(old, list) and isinstance(new, list):
-        gone, came = [v for v in old if v not in new], [v for v in new if v not in old]
-        if gone or came:
-            return f"-{_value(gone)} +{_value(came)}"
-    return f"{_value(old)} -> {_value(new)}"
-
-
-def _sections(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """Titles and one-line items shared by the text and markdown forms (rollouts aside)."""
-    sections = [
-        (
-            "Runtimes whose merged spec changed",
-            [f"{r['runtime']}: {r['old'] or '<none>'} -> {r['new'] or '<none>'}" for r in report["runtimes"]],
-        ),
-        (
-            "Pinned InferenceServices drifting (they keep their snapshot)",
-            [
-                f"{d['inferenceService']}: stays on {d['pinnedRevision']}; {d['runtime']} live {d['liveRevision']['old']} -> {d['liveRevision']['new']}"
-                for d in report["drifting"]
-            ],
-        ),
-        ("InferenceServices created", list(report["created"])),
-        ("InferenceServices deleted", list(report["deleted"])),
-        (
-            "InferenceServices that no longer render (in a cluster their pods keep serving)",
-            [
-                f"{b['inferenceService']}: {b['runtime']}, last rendered revision {b['lastRevision']}"
-                for b in report["broken"]
-            ],
-        ),
-    ]
-    return [(title, items) for title, items in sections if items]
-
-
-def _rollout_title(r: dict[str, Any]) -> str:
-    rev = r["revision"]
-    moved = f" {rev['old']} -> {rev['new']}" if rev["old"] != rev["new"] else f" {rev['new']}"
-    return f"{r['inferenceService']} ({r['runtime']}{moved})"
-
-
-def format_text(report: dict[str, Any]) -> str:
-    if not changed(report):
-        return "No changes.\n"
-    out: list[str] = []
-    sections = _sections(report)
-    if report["rollouts"]:
-        sections.insert(1 if report["runtimes"] else 0, ("InferenceServices that roll out", []))
-    for title, items in sections:
-        count = len(report["rollouts"]) if not items else len(items)
-        out.append(f"{title} ({count}):")
-        out.extend(f"  {item}" for item in items)
-        if not items:
-            for r in report["rollouts"]:
-                out.append(f"  {_rollout_title(r)}")
-                for obj in r["objects"]:
-                    out.append(f"    {obj['object']}")
-                    for c in obj["changes"]:
-                        out.append(f"      {MARK[c['change']]} {c['path']}: {_change_text(c)}  [from {c['origin']}]")
-        out.append("")
-    return "\n".join(out)
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def format_markdown(report: dict[str, Any], picture: str = "") -> str:
-    """``picture``: a fenced Mermaid block of the affected subtree (``forest.blast.picture``), shown first."""
-    if not changed(report):
-        return "### omerender diff\n\nNo changes.\n"
-    out = [
-        "### omerender diff",
-        "",
-        f"**{len(report['runtimes'])} runtime(s) changed, {len(report['rollouts'])} InferenceService(s) roll out, "
-        f"{len(report['drifting'])} pinned InferenceService(s) drift.**",
-        "",
-    ]
-    if picture:
-        out += [picture.rstrip("\n"), ""]
-    sections = _sections(report)
-    if report["runtimes"]:
-        title, items = sections.pop(0)
-        out += [f"#### {title}", "", *(f"- `{_md(item)}`" for item in items), ""]
-    if report["rollouts"]:
-        out += ["#### InferenceServices that roll out", ""]
-        for r in report["rollouts"]:
-            out += [f"**`{_rollout_title(r)}`**", "", "| Object | Field | Old | New | From |", "|---|---|---|---|---|"]
-            for obj in r["objects"]:
-                for c in obj["changes"]:
-                    cells = (
-                        obj["object"],
-                        f"`{c['path']}`",
-                        f"`{_value(c['old'])}`",
-                        f"`{_value(c['new'])}`",
-                        c["origin"],
-                    )
-                    out.append("| " + " | ".join(_md(x) for x in cells) + " |")
-            out.append("")
-    for title, items in sections:
-        out += [f"#### {title}", "", *(f"- `{_md(item)}`" for item in items), ""]
-    return "\n".join(out)

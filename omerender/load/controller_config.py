@@ -4,17 +4,18 @@ Mirrors ``pkg/controller/v1beta1/controllerconfig/configmap.go`` at OME 17b77eda
 (``:162-184``), ``NewIngressConfig`` (``:107-150``) and ``NewMultiNodeProberConfig`` (``:186-200``). Each key's
 value is a JSON document that Go's ``encoding/json`` reads into a struct: field names match
 case-insensitively, unknown fields are ignored (omerender warns), a value of the wrong JSON type is an error.
+Errors use Go's words (``omerender.load.gojson``): ``unexpected end of JSON input``, ``invalid character …``.
 Without a ConfigMap in the inputs the values OME ships are used (``config/configmap/inferenceservice.yaml``).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.load.gojson import GoInt, loads
 from omerender.load.obj import Obj
 from omerender.ome import CONTROLLER_CONFIG_MAP
 
@@ -86,24 +87,59 @@ class ControllerConfig:
     source: Obj | None = None
 
 
-_GO_TYPES = {bool: "bool", str: "string", int: "number", float: "number", list: "array", dict: "object"}
-
-
 def _json_type(value: Any) -> str:
-    return _GO_TYPES.get(type(value), "object")
+    """The JSON kind Go's ``UnmarshalTypeError`` names."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _type_error(item: Any, go_type: str) -> tuple[str, str] | None:
+    """(JSON value, Go type) of the ``UnmarshalTypeError`` decoding ``item`` into ``go_type`` gives, if any."""
+    if go_type in ("string", "*string"):
+        return None if isinstance(item, str) else (_json_type(item), "string")
+    if go_type == "bool":
+        return None if isinstance(item, bool) else (_json_type(item), "bool")
+    if go_type == "int32":
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            return _json_type(item), "int32"
+        if isinstance(item, GoInt) and -(2**31) <= item < 2**31:
+            return None
+        return f"number {getattr(item, 'raw', item)}", "int32"  # strconv.ParseInt failed or overflowed
+    if not isinstance(item, list):  # *[]string
+        return _json_type(item), "[]string"
+    for element in item:  # each element is decoded into a string
+        if element is not None and not isinstance(element, str):
+            return _json_type(element), "string"
+    return None
 
 
 def _decode(
-    obj: Obj, key: str, struct: str, fields: dict[str, tuple[str, str]], problems: list[Diagnostic], prefix: str
+    obj: Obj,
+    key: str,
+    struct: str,
+    fields: dict[str, tuple[str, str]],
+    problems: list[Diagnostic],
+    prefix: str,
+    null: str | None = None,
 ) -> dict[str, Any] | None:
-    """The key's JSON read into ``fields`` as Go's json.Unmarshal would, or ``None`` after an error."""
+    """The key's JSON read into ``fields`` as Go's json.Unmarshal would, or ``None`` after an error.
+
+    ``null``: what OME does with a JSON ``null``, which sets its pointer to the struct to nil (``None``: nothing).
+    """
     text = (obj.body.get("data") or {}).get(key)
-    try:
-        value = json.loads(str(text))
-    except ValueError as exc:
-        problems.append(obj.diag(ERROR, f"{prefix}{exc}", "data", key, code=codes.CONTROLLER_CONFIG))
+    value, syntax = loads(str(text))
+    if syntax is not None:
+        problems.append(obj.diag(ERROR, f"{prefix}{syntax}", "data", key, code=codes.CONTROLLER_CONFIG))
         return None
     if value is None:
+        if null is not None:
+            problems.append(obj.diag(ERROR, null, "data", key, code=codes.OME_PANIC))
+            return None
         return {}
     if not isinstance(value, dict):
         message = f"{prefix}json: cannot unmarshal {_json_type(value)} into Go value of type controllerconfig.{struct}"
@@ -124,17 +160,10 @@ def _decode(
             continue
         if item is None:
             continue
-        ok = {
-            "string": isinstance(item, str),
-            "*string": isinstance(item, str),
-            "bool": isinstance(item, bool),
-            "int32": isinstance(item, int) and not isinstance(item, bool) and -(2**31) <= item < 2**31,
-            "*[]string": isinstance(item, list) and all(isinstance(i, str) for i in item),
-        }[go_type]
-        if not ok:  # Go decodes on and returns the first type error at the end
+        wrong = _type_error(item, go_type)
+        if wrong is not None:  # Go decodes on and returns the first type error at the end
             first_error = first_error or (
-                f"{prefix}json: cannot unmarshal {_json_type(item)} into Go struct field "
-                f"{struct}.{canonical} of type {go_type.lstrip('*')}"
+                f"{prefix}json: cannot unmarshal {wrong[0]} into Go struct field {struct}.{canonical} of type {wrong[1]}"
             )
             continue
         out[canonical] = item
@@ -142,6 +171,12 @@ def _decode(
         problems.append(obj.diag(ERROR, first_error, "data", key, code=codes.CONTROLLER_CONFIG))
         return None
     return out
+
+
+_NULL = (
+    "data.{key} is JSON null: OME's {func} unmarshals it into a nil *{struct} and reads {field} through it "
+    "(configmap.go:{lines}), so the controller manager crashes at start (nil-pointer panic)"
+)
 
 
 def _ingress(obj: Obj, problems: list[Diagnostic]) -> IngressConfig | None:
@@ -157,7 +192,15 @@ def _ingress(obj: Obj, problems: list[Diagnostic]) -> IngressConfig | None:
     )
     if "ingress" in data:
         values = _decode(
-            obj, "ingress", "IngressConfig", INGRESS_FIELDS, problems, "unable to parse ingress config json: "
+            obj,
+            "ingress",
+            "IngressConfig",
+            INGRESS_FIELDS,
+            problems,
+            "unable to parse ingress config json: ",
+            null=_NULL.format(
+                key="ingress", func="NewIngressConfig", struct="IngressConfig", field="IngressGateway", lines="114-119"
+            ),
         )
         if values is None:
             return None
@@ -195,7 +238,12 @@ def _deploy(obj: Obj, problems: list[Diagnostic]) -> str | None:
     data = obj.body.get("data") or {}
     if "deploy" not in data:
         return ""  # no default: the webhook writes no mode annotation
-    values = _decode(obj, "deploy", "DeployConfig", DEPLOY_FIELDS, problems, "unable to parse deploy config json: ")
+    null = _NULL.format(
+        key="deploy", func="NewDeployConfig", struct="DeployConfig", field="DefaultDeploymentMode", lines="169-174"
+    )
+    values = _decode(
+        obj, "deploy", "DeployConfig", DEPLOY_FIELDS, problems, "unable to parse deploy config json: ", null=null
+    )
     if values is None:
         return None
     mode = str(values.get("defaultDeploymentMode", ""))

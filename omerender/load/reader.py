@@ -163,6 +163,11 @@ def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
 OTHER_OME_KINDS = ("AcceleratorClass", "FineTunedWeight", "BenchmarkJob")  # OME's, not modelled: passed through
 
 
+def _other_ome(obj: Obj) -> bool:
+    """An AcceleratorClass, FineTunedWeight or BenchmarkJob: OME's, read by the renderer, so a file of them is not empty."""
+    return obj.kind in OTHER_OME_KINDS and str(obj.body.get("apiVersion", "")).startswith("ome.io/")
+
+
 def _unknown_ome_kind(obj: Obj) -> Diagnostic | None:
     api = obj.body.get("apiVersion")
     if not isinstance(api, str) or not api.startswith("ome.io/") or obj.kind in (*OME_KINDS, *OTHER_OME_KINDS):
@@ -278,7 +283,7 @@ def empty_inputs(
     otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD). A PATH
     with a file that could not be read has its error already, and is not called empty."""
     found: list[Diagnostic] = []
-    held = [o.path for o in objects if o.is_ome] + [d.path for d in problems if d.severity == ERROR]
+    held = [o.path for o in objects if o.is_ome or _other_ome(o)] + [d.path for d in problems if d.severity == ERROR]
     for given in dict.fromkeys(paths):
         if given == STDIN:
             shown, has = "<stdin>", "<stdin>" in held

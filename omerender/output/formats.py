@@ -154,13 +154,13 @@ EFFECTIVE_FORMATS: dict[str, Callable[[Any, bool], str]] = {
 
 
 def _diff_text(comparison: dict[str, Any]) -> str:
-    from omerender.lifecycle.diff import format_text
+    from omerender.output.diff_view import format_text
 
     return format_text(comparison)
 
 
 def _diff_markdown(comparison: dict[str, Any]) -> str:
-    from omerender.lifecycle.diff import format_markdown
+    from omerender.output.diff_view import format_markdown
 
     return format_markdown(comparison)
 

@@ -7,16 +7,17 @@ ends with a newline (the text report of no diagnostics is the empty string).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 from urllib.parse import quote
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
+from omerender.output.ci_reports import Subject, render_gitlab, render_junit
 from omerender.output.formats import dump_json
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
 REPORT_VERSION: Literal[1] = 1
 TOOL_NAME = "omerender"
@@ -61,8 +62,11 @@ def render_report(
     *,
     max_errors: int | None = None,
     tool_version: str,
+    subjects: Sequence[Subject] = (),
 ) -> str:
     """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
+
+    ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit``.
 
     ``max_errors`` caps how many diagnostics of any severity are listed, errors first, then warnings, then
     notes (each in the given order); the rest are counted and the report says how many were left out.
@@ -76,7 +80,7 @@ def render_report(
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
     shown = diagnostics if max_errors is None else sorted(diagnostics, key=_severity_first)[:max_errors]
-    return renderer(_Report(diagnostics, shown, max_errors, tool_version))
+    return renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
 
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -94,6 +98,7 @@ class _Report:
     shown: list[Diagnostic]
     max_errors: int | None
     tool_version: str
+    subjects: tuple[Subject, ...] = ()
 
     @property
     def omitted(self) -> int:
@@ -240,4 +245,6 @@ _RENDERERS: dict[str, Callable[[_Report], str]] = {
     "json": _render_json,
     "github": _render_github,
     "sarif": _render_sarif,
+    "junit": lambda report: render_junit(report.shown, report.subjects, report.tool_version),
+    "gitlab": lambda report: render_gitlab(report.shown),
 }

@@ -1,12 +1,12 @@
 """AcceleratorClasses: what an InferenceService asks of them (ome-rendering §2.5), the class each engine and
 decoder resolves, and what a resolved class does to their pods.
 
-Mirrors OME 17b77eda: ``GetAcceleratorClass`` (``pkg/acceleratorclassselector/selector.go:45-120``), called per
+Mirrors OME 17b77eda: ``GetAcceleratorClass`` (``pkg/acceleratorclassselector/selector.go:48-87``), called per
 component from ``inferenceservice/controller.go:286,320``; the effects in ``components/engine.go:269-313`` through
 ``components/base.go`` (``UpdateEnvVariables`` :180-189, ``MergeRuntimeArgumentsOverride`` :258-306,
 ``MergeEngineResources`` :323-330, ``UpdatePodSpecNodeSelector`` :193-226, ``UpdateEngineAffinity`` :348-356) and
-``utils/merging.go`` (``MergeNodeSelector``, ``MergeResource``, ``MergeArgs``). Only an explicit class name and the
-``FirstAvailable`` policy are emulated; the scored policies are reported, not guessed.
+``utils/merging.go`` (``MergeNodeSelector``, ``MergeResource``, ``MergeArgs``). The policies (FirstAvailable, and the
+scored BestFit, Cheapest and MostCapable) are in ``omerender.render.accelerator_policy``.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
+from omerender.render import accelerator_policy
 from omerender.resolve.index import Universe
 from omerender.selection.matching import ACCELERATOR_REASON, accelerator_compatible
 from omerender.selection.scoring import supported_format_index
 
 KIND = "AcceleratorClass"
-EMULATED_POLICIES = ("FirstAvailable",)
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,16 @@ class Resolved:
     name: str
     spec: dict[str, Any]  # the AcceleratorClass spec
     model_config: dict[str, Any]  # the chosen supported format's acceleratorConfig[name], or {}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    found: Resolved | None = None  # None: the component runs without a class
+    error: str | None = None  # OME's error (the reconcile stops)
+    crash: str | None = None  # OME's controller would panic
+    undecided: str | None = None  # omerender cannot tell which class OME picks
+    how: str | None = None  # how a policy chose, or why it chose nothing
+    where: tuple[str, ...] = ("spec",)  # the keys of the policy that decided
 
 
 def cluster_classes(universe: Universe) -> dict[str, Obj]:
@@ -47,40 +57,6 @@ def _selector(part: Any) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _memory_gib(spec: dict[str, Any]) -> float | None:
-    from omerender.render.quantity import parse
-
-    value = (spec.get("capabilities") or {}).get("memoryGB")
-    try:
-        return None if value is None else float(parse(value)) / 2**30
-    except ValueError:
-        return None
-
-
-def _passes(name: str, spec: dict[str, Any], constraints: dict[str, Any]) -> bool:
-    """``filterByConstraints`` (``policy_helpers.go:82-173``)."""
-    if name in (constraints.get("excludedClasses") or []):
-        return False
-    families = constraints.get("architectureFamilies") or []
-    if families:
-        vendor_family = f"{spec.get('vendor', '')}-{spec.get('family', '')}".lower()
-        if not any(
-            (f.lower() == vendor_family) if "-" in f else (f.lower() == str(spec.get("family", "")).lower())
-            for f in families
-        ):
-            return False
-    for bound, sign in (("minMemory", 1), ("maxMemory", -1)):
-        if constraints.get(bound) is not None:
-            memory = _memory_gib(spec)
-            if memory is None or sign * (memory - float(constraints[bound])) < 0:
-                return False
-    features = {str(f).lower() for f in (spec.get("capabilities") or {}).get("features") or []}
-    if any(str(f).lower() not in features for f in constraints.get("requiredFeatures") or []):
-        return False
-    wanted = constraints.get("minArchitectureVersion")
-    return not wanted or str((spec.get("capabilities") or {}).get("computeCapability", "")) >= str(wanted)
-
-
 def resolve(
     body: dict[str, Any],
     runtime_spec: dict[str, Any],
@@ -88,37 +64,37 @@ def resolve(
     named_runtime: bool,
     component: str,
     classes: dict[str, Obj],
-) -> tuple[Resolved | None, str | None, str | None]:
-    """(the class, OME's error, a note that omerender could not decide) for ``component``."""
+) -> Outcome:
+    """``GetAcceleratorClass`` (``selector.go:48-87``) for ``component``."""
     allowed = (runtime_spec.get("acceleratorRequirements") or {}).get("acceleratorClasses")
     if not allowed:
-        return None, None, None
+        return Outcome()
     spec = body.get("spec") or {}
     found_selector = spec.get("acceleratorSelector")
     isvc_selector: dict[str, Any] = found_selector if isinstance(found_selector, dict) else {}
     own = _selector(spec.get(component))
     name = own.get("acceleratorClass") or isvc_selector.get("acceleratorClass")
+    how = None
     if not name:
         policy = own.get("policy") or isvc_selector.get("policy")
         if not policy:
-            return None, None, None
-        if policy not in EMULATED_POLICIES:
-            return None, None, f"accelerator policy {policy} is not emulated (only {', '.join(EMULATED_POLICIES)})"
-        found_constraints = isvc_selector.get("constraints")
-        constraints: dict[str, Any] = found_constraints if isinstance(found_constraints, dict) else {}
-        candidates = list(dict.fromkeys(str(c) for c in allowed))
-        if any(c not in classes for c in candidates):
-            return None, None, None  # OME logs the failed fetch and selects no class
-        survivors = [c for c in candidates if _passes(c, classes[c].spec, constraints)]
-        if not survivors:
-            return None, None, None
-        name = survivors[0]
+            return Outcome()
+        found_constraints = isvc_selector.get("constraints")  # a nil pointer when absent
+        constraints = found_constraints if isinstance(found_constraints, dict) else None
+        specs = {n: o.spec for n, o in classes.items()}
+        choice = accelerator_policy.select(str(policy), [str(c) for c in allowed], specs, constraints)
+        where = (
+            ("spec", component, "acceleratorOverride", "policy")
+            if own.get("policy")
+            else ("spec", "acceleratorSelector", "policy")
+        )
+        if choice.crash is not None or choice.undecided is not None or choice.name is None:
+            return Outcome(crash=choice.crash, undecided=choice.undecided, how=choice.how or None, where=where)
+        name, how = choice.name, choice.how
     name = str(name)
     if name not in classes:
-        return (
-            None,
-            f"Failed to get accelerator class for {component}: accelerator class {name} not found at cluster scope",
-            None,
+        return Outcome(
+            error=f"Failed to get accelerator class for {component}: accelerator class {name} not found at cluster scope"
         )
     index = supported_format_index(runtime_spec, model_spec, named_runtime)
     formats = runtime_spec.get("supportedModelFormats") or []
@@ -126,7 +102,7 @@ def resolve(
     if index is not None and 0 <= index < len(formats) and isinstance(formats[index], dict):
         found = (formats[index].get("acceleratorConfig") or {}).get(name)
         config = found if isinstance(found, dict) else {}
-    return Resolved(name, classes[name].spec, config), None, None
+    return Outcome(Resolved(name, classes[name].spec, config), how=how)
 
 
 def _arg_key(arg: str) -> str:

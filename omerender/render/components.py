@@ -28,24 +28,15 @@ NOT_RENDERED = {
 def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | None:
     """The ConfigMap step looks the model up by ``spec.model.kind``, unlike every later step."""
     ref = ctx.body["spec"].get("model") or {}
-    name = str(ref.get("name", ""))
-    if ref.get("kind") == "BaseModel":
-        model, resource = universe.models.get((ctx.namespace, name)), "basemodels.ome.io"
-    else:
-        model, resource = universe.cluster_models.get(name), "clusterbasemodels.ome.io"
+    model, weight, error = modelconfig.entry(ref, ctx.namespace, universe)
     if model is None:
-        hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)" if ref.get("kind") != "BaseModel" else ""
-        ctx.problems.append(
-            ctx.isvc.diag(
-                ERROR,
-                f'failed to get base model spec for {name}: {resource} "{name}" not found{hint}',
-                "spec",
-                "model",
-                code=codes.MODEL_CONFIG_ERROR,
-            )
-        )
+        hint = ""
+        if ref.get("kind") not in ("BaseModel", finetuned.KIND) and str(error).startswith("failed to get base model"):
+            hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)"
+        ctx.problems.append(ctx.isvc.diag(ERROR, f"{error}{hint}", "spec", "model", code=codes.MODEL_CONFIG_ERROR))
         return None
-    text = ctx.once("models.json", model, None, lambda: modelconfig.models_json(name, model.spec))
+    name, spec, weight_spec = model.name, model.spec, None if weight is None else weight.spec
+    text = ctx.once("models.json", model, weight, lambda: modelconfig.models_json(name, spec, weight_spec))
     return modelconfig.model_config(ctx.name, ctx.namespace, text)
 
 
@@ -123,22 +114,38 @@ def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
     for component in ("engine", "decoder"):
         if ctx.body["spec"].get(component) is None:
             continue
-        found, error, note = accelerators.resolve(ctx.body, ctx.runtime_spec, ctx.model.spec, named, component, classes)
-        if error is not None:
-            ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.ACCELERATOR_CLASS_ERROR))
+        outcome = accelerators.resolve(ctx.body, ctx.runtime_spec, ctx.model.spec, named, component, classes)
+        if outcome.error is not None:
+            ctx.problems.append(ctx.isvc.diag(ERROR, outcome.error, "spec", code=codes.ACCELERATOR_CLASS_ERROR))
             return False
-        if note is not None:
-            ctx.problems.append(ctx.isvc.diag(ERROR, note, "spec", code=codes.ACCELERATOR_POLICY_NOT_EMULATED))
+        if outcome.crash is not None:
+            ctx.problems.append(ctx.isvc.diag(ERROR, outcome.crash, *outcome.where, code=codes.OME_PANIC))
             return False
+        if outcome.undecided is not None:
+            ctx.problems.append(
+                ctx.isvc.diag(ERROR, outcome.undecided, *outcome.where, code=codes.ACCELERATOR_POLICY_NOT_EMULATED)
+            )
+            return False
+        found = outcome.found
         if found is not None:
             ctx.accelerators[component] = found
-            message = f"{component} runs on AcceleratorClass {found.name}"
+        message = f"{component} runs on AcceleratorClass {found.name}" if found is not None else ""
+        if outcome.how:
+            message = (
+                f"{message} ({outcome.how})"
+                if message
+                else f"{component} runs without an AcceleratorClass: {outcome.how}"
+            )
+        if message:
             ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", component, code=codes.ACCELERATOR_CLASS))
     return True
 
 
 def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
+    config_map = _model_config(ctx, universe)  # controller.go:194-198, before any other step
+    if config_map is None:
+        return []
     findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
     if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
@@ -164,9 +171,6 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
     chosen, error = modes.component_modes(merged)
     if error:
         ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.DEPLOYMENT_MODE_ERROR))
-        return []
-    config_map = _model_config(ctx, universe)
-    if config_map is None:
         return []
     objects: list[dict[str, Any]] = [config_map]
     for component in ome.COMPONENTS:

@@ -14,6 +14,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
+from omerender.load.obj import Obj
 from omerender.resolve.index import Universe
 
 KIND = "FineTunedWeight"
@@ -34,6 +35,18 @@ class FineTuned:
     strategy: str | None  # hyperParameters.strategy; None when absent
 
 
+def find_weight(universe: Universe, name: str) -> Obj | None:
+    """The cluster-scoped FineTunedWeight ``name`` (an ``ome.io`` object), as OME's client fetches it."""
+    return next(
+        (
+            o
+            for o in universe.others
+            if o.kind == KIND and o.name == name and str(o.body.get("apiVersion", "")).startswith("ome.io/")
+        ),
+        None,
+    )
+
+
 def resolve(body: dict[str, Any], universe: Universe) -> tuple[FineTuned | None, str | None]:
     """The InferenceService's FineTunedWeight, or OME's error."""
     names = ((body.get("spec") or {}).get("model") or {}).get("fineTunedWeights") or []
@@ -42,14 +55,7 @@ def resolve(body: dict[str, Any], universe: Universe) -> tuple[FineTuned | None,
     if len(names) > 1:
         return None, WRAP + "stacked fine-tuned serving is not supported yet"
     name = str(names[0])
-    found = next(
-        (
-            o
-            for o in universe.others
-            if o.kind == KIND and o.name == name and str(o.body.get("apiVersion", "")).startswith("ome.io/")
-        ),
-        None,
-    )
+    found = find_weight(universe, name)
     if found is None:
         return None, WRAP + f"No FineTunedWeight with the name: {name}"
     configuration = found.spec.get("configuration")

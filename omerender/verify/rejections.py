@@ -11,6 +11,7 @@ offending value was written, naming the source (runtime or InferenceService) of 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -34,6 +35,11 @@ PORT_RULE = "must be no more than 15 characters, contain only lower case alphanu
 PORT_NAME = re.compile(r"^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$")
 ENV_REF = re.compile(r"\$\$|\$\(([A-Z_][A-Z0-9_]*)\)")  # lower-case $(cmd) in a script is shell, not an env var
 REJECTS = "Kubernetes rejects the pod"
+# Kubernetes' env var name rule since RelaxedEnvironmentVariableValidation (on by default from 1.32, GA in 1.34):
+# not empty, printable ASCII only, no '='. Older releases asked for a C identifier with '-' and '.'; both refuse a
+# name holding a line break or a control character, which is what could break a log line or a table.
+ENV_NAME = re.compile(r"^[ -<>-~]+$")
+ENV_NAME_RULE = "a valid environment variable name must consist only of printable ASCII characters other than '='"
 
 
 def pod_specs(obj: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
@@ -196,6 +202,15 @@ class PodCheck:
         env = [e for e in container.get("env") or [] if isinstance(e, dict)]
         for i, item in enumerate(env):
             var = str(item.get("name", ""))
+            if not ENV_NAME.match(var):
+                places = self.blame.item_places(name, "env", var)
+                shown = json.dumps(var)
+                self.error(
+                    places[0] if places else None,
+                    f"env var name {shown} of container {name} is not valid; {REJECTS} "
+                    f"({field_path(path)}.env[{i}].name: Invalid value: {shown}: {ENV_NAME_RULE})",
+                    codes.INVALID_NAME,
+                )
             raw = item.get("valueFrom")
             value_from: dict[str, Any] = raw if isinstance(raw, dict) else {}
             kinds = (["value"] if item.get("value") not in (None, "") else []) + (["valueFrom"] if value_from else [])

@@ -11,7 +11,6 @@ HEAVY = (
     "yaml",
     "ruamel",
     "jsonschema",
-    "deepdiff",
     "omerender.pipeline",
     "omerender.load.reader",
     "omerender.verify.kube_schema",

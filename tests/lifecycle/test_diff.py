@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from lifecycle_helpers import CHILDREN, FLEET_NS, NEW_IMAGE, OLD_IMAGE, edit
@@ -38,7 +39,7 @@ def test_profile_change_lists_exactly_the_isvcs_that_roll_out(run_cli, locked_fl
     assert [r["inferenceService"] for r in report["rollouts"]] == expected
     for rollout in report["rollouts"]:
         [obj] = rollout["objects"]
-        assert obj["object"] == f"Deployment/{rollout['inferenceService'].split('/')[1]}-engine"
+        assert obj["object"] == f"Deployment.apps/{rollout['inferenceService'].split('/')[1]}-engine"
         assert obj["changes"] == [
             {"path": IMAGE_PATH, "change": "changed", "old": OLD_IMAGE, "new": NEW_IMAGE, "origin": "fleet-profile"}
         ]
@@ -73,7 +74,8 @@ def test_text_and_markdown(run_cli, locked_fleet, tmp_path):
     markdown = run_cli("diff", str(locked_fleet), str(new), "--format", "markdown").stdout
     assert markdown.startswith("### omerender diff\n")
     assert (
-        f'| Deployment/svc-0-engine | `{IMAGE_PATH}` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` | fleet-profile |' in markdown
+        f'| `Deployment.apps/svc-0-engine` | `{IMAGE_PATH}` | `changed` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` '
+        "| `fleet-profile` |" in markdown
     )
     assert "#### Pinned InferenceServices drifting" in markdown
 
@@ -83,12 +85,12 @@ def test_no_change_exits_0(run_cli, fleet):
     assert (done.exit_code, done.stdout) == (0, "No changes.\n")
 
 
-def test_broken_new_tree_exits_2_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
+def test_broken_new_tree_exits_4_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
     new = tmp_path / "broken"
     shutil.copytree(fleet, new)
     edit(new / "profiles.yaml", "name: fleet-profile", "name: renamed-profile")
     done = run_cli("diff", str(fleet), str(new), "--format", "json")
-    assert done.exit_code == 2
+    assert done.exit_code == 4  # not 2: that is a usage error
     report = json.loads(done.stdout)
     assert len(report["broken"]) == CHILDREN and report["rollouts"] == []
     assert "ParentNotFound" in {r["new"].split(" ")[-1].strip("()") for r in report["runtimes"] if r["new"]}
@@ -96,6 +98,11 @@ def test_broken_new_tree_exits_2_and_lists_what_no_longer_renders(run_cli, fleet
 
 def test_usage_errors(run_cli, fleet):
     assert run_cli("diff", str(fleet)).exit_code == 2
+    assert run_cli("diff", "--old", str(fleet)).exit_code == 2  # --old without --new
+    assert run_cli("diff", "--old", str(fleet), "--new", str(fleet), str(fleet)).exit_code == 2  # both forms
+    assert run_cli("diff", "--against", "HEAD", "--old", str(fleet), "--new", str(fleet)).exit_code == 2
+    same = run_cli("diff", "--old", str(fleet), "--new", str(fleet))
+    assert (same.exit_code, same.stdout) == (0, "No changes.\n")
     assert run_cli("diff", str(fleet), "--against", "HEAD").exit_code == 2  # not in a git work tree
 
 
@@ -145,10 +152,75 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     assert report["runtimes"] == [] and report["drifting"] == []
     [rollout] = report["rollouts"]
     changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
-    args = changes[("Deployment", "spec.template.spec.containers[name=ome-container].args")]
+    args = changes[("Deployment.apps", "spec.template.spec.containers[name=ome-container].args")]
     assert (args["new"], args["origin"]) == (["--tp-size=2"], "InferenceService/llama-3-2-3b-instruct")
     hpa = [
-        c for (kind, _), c in changes.items() if kind == "HorizontalPodAutoscaler" and c["path"] == "spec.maxReplicas"
+        c
+        for (kind, _), c in changes.items()
+        if kind == "HorizontalPodAutoscaler.autoscaling" and c["path"] == "spec.maxReplicas"
     ]
     if hpa:  # rendered once the controller-fidelity work adds the HPA
         assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService/llama-3-2-3b-instruct")
+
+
+ENV_PATH = "spec.template.spec.containers[name=ome-container].env"
+
+
+def _env_diff(run_cli, demo, tmp_path, env: str):
+    new = tmp_path / "new"
+    shutil.copytree(demo, new)
+    edit(
+        new / "profile.yaml",
+        "    runner:\n      name: ome-container\n",
+        f"    runner:\n      name: ome-container\n{env}",
+    )
+    done = run_cli("diff", str(demo), str(new), "-o", "json")
+    assert done.exit_code == 1, done
+    [rollout] = json.loads(done.stdout)["rollouts"]
+    [obj] = rollout["objects"]
+    return obj["changes"]
+
+
+def test_one_env_var_added_at_the_top_is_one_addition_from_the_profile(run_cli, demo, tmp_path):
+    changes = _env_diff(run_cli, demo, tmp_path, '      env:\n        - name: AAA_NEW\n          value: "1"\n')
+    new = {"name": "AAA_NEW", "value": "1"}
+    assert changes == [
+        {"path": f"{ENV_PATH}[name=AAA_NEW]", "change": "added", "old": None, "new": new, "origin": "sglang-profile"}
+    ]
+
+
+def test_a_reorder_is_reported_as_a_reorder(run_cli, demo, tmp_path):
+    # the controller appends MODEL_PATH and PARALLELISM_SIZE and sets the latter's value whatever the profile says;
+    # a profile that names PARALLELISM_SIZE puts it first: only the order changes, and pods roll out for it
+    changes = _env_diff(run_cli, demo, tmp_path, "      env:\n        - name: PARALLELISM_SIZE\n          value: '2'\n")
+    assert [(c["path"], c["change"], c["old"], c["new"]) for c in changes] == [
+        (ENV_PATH, "reordered", ["[name=MODEL_PATH]", "[name=PARALLELISM_SIZE]"],
+         ["[name=PARALLELISM_SIZE]", "[name=MODEL_PATH]"]),
+    ]  # fmt: skip
+
+
+def test_a_value_change_is_one_change_with_each_side_s_value(run_cli, demo, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(demo, old)
+    anchor = "    runner:\n      name: ome-container\n"
+    edit(old / "profile.yaml", anchor, f"{anchor}      env: [{{name: A, value: x}}, {{name: B, value: y}}]\n")
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    edit(new / "profile.yaml", "{name: A, value: x}", "{name: A, value: z}")
+    [rollout] = json.loads(run_cli("diff", str(old), str(new), "-o", "json").stdout)["rollouts"]
+    assert rollout["objects"][0]["changes"] == [
+        {"path": f"{ENV_PATH}[name=A].value", "change": "changed", "old": "x", "new": "z", "origin": "sglang-profile"}
+    ]
+
+
+def test_a_knative_service_is_named_with_its_group(run_cli, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "cases" / "fidelity-serverless" / "input", old)
+    new = tmp_path / "new"
+    shutil.copytree(old, new)
+    edit(new / "runtime.yaml", "image: engine:1", "image: engine:2")
+    done = run_cli("diff", str(old), str(new), "-o", "json")
+    assert done.exit_code == 1, done
+    [rollout] = json.loads(done.stdout)["rollouts"]
+    names = [o["object"] for o in rollout["objects"]]
+    assert names and all(n.startswith("Service.serving.knative.dev/") for n in names), names

@@ -58,7 +58,7 @@ def test_model_metadata_applies_to_effective_lock_and_both_sides_of_diff(run_cli
     compared = run_cli("diff", str(bare_model), str(new), "--model-metadata", good, "--format", "json")
     assert compared.exit_code == 1 and MISSING not in compared.stderr, compared
     assert [r["inferenceService"] for r in json.loads(compared.stdout)["rollouts"]] == [f"{NS}/{ISVC}"]
-    assert run_cli("diff", str(bare_model), str(new), "--model-metadata", wrong).exit_code == 2
+    assert run_cli("diff", str(bare_model), str(new), "--model-metadata", wrong).exit_code == 4
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def test_diff_reads_search_paths_on_both_sides(run_cli, split, tmp_path):
     new = tmp_path / "new"
     shutil.copytree(tree, new)
     edit(new / "runtime.yaml", "--mem-frac=0.9", "--mem-frac=0.8")
-    assert run_cli("diff", str(tree), str(new)).exit_code == 2  # neither side builds without the profile
+    assert run_cli("diff", str(tree), str(new)).exit_code == 4  # neither side builds without the profile
     done = run_cli("diff", str(tree), str(new), "--search-path", str(shared), "--format", "json")
     assert done.exit_code == 1, done
     report = json.loads(done.stdout)

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import omerender
+from omerender.cli.common import REPORT_FORMATS
 from omerender.diagnostics import Diagnostic
 from omerender.output.reporters import FORMATS, escape_data, escape_property, render_report, sarif_uri
 
@@ -58,7 +59,7 @@ def sarif_validator() -> jsonschema.protocols.Validator:
 
 
 def test_formats() -> None:
-    assert FORMATS == ("text", "json", "github", "sarif")
+    assert FORMATS == ("text", "json", "github", "sarif", "junit", "gitlab") == REPORT_FORMATS
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "", "TEXT"])
