@@ -120,6 +120,9 @@ MODEL_METADATA = _code("model-metadata", ERROR, "the --model-metadata file is in
 MODEL_METADATA_MISSING = _code(
     "model-metadata-missing", WARNING, "a model lacks the fields the model agent fills, so it cannot be checked"
 )
+SETTINGS = _code(
+    "settings", ERROR, "the .omerender.yaml settings file holds an unknown key or a value of the wrong type"
+)
 
 # Admission: schemas, names, webhook defaults.
 SCHEMA = _code("schema", ERROR, "an OME object fails its CRD schema", "OME CRDs (API server validation)")

@@ -16,7 +16,7 @@ from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, sorted_uniqu
 from omerender.load import controller_config
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
-from omerender.load.reader import LoadOptions, empty_inputs, load, settings_files
+from omerender.load.reader import LoadOptions, empty_inputs, load
 from omerender.names import clip, hint
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM
@@ -27,6 +27,7 @@ from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import Chain, resolve_all
 from omerender.selection import matching, scoring
 from omerender.selection.notes import selection_notes
+from omerender.settings import Settings
 from omerender.verify import apiserver, lints, rejections
 from omerender.verify import kube_schema as kube_validate
 
@@ -320,15 +321,9 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_options(options: BuildOptions) -> LoadOptions:
-    """How inputs are read for a build: the settings files it was given are not read as manifests."""
-    skip = settings_files(options.model_metadata, options.controller_config, options.lock_file)
-    return LoadOptions(namespace=options.namespace, budget=options.run_budget(), settings_files=skip)
-
-
 def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
     with collector_paused():
-        loaded = load(paths, load_options(options), stdin)
+        loaded = load(paths, _load_options(options), stdin)
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
@@ -382,7 +377,7 @@ def status(
     from omerender.resolve.status import status_failed, status_list
 
     with collector_paused():
-        loaded = load(paths, load_options(options), stdin)
+        loaded = load(paths, _load_options(options), stdin)
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
     lock, _, lock_problems = read(options.lock_file or default_path(paths), options.run_budget())
     diagnostics = sorted_unique(result.diagnostics + lock_problems)
@@ -427,3 +422,28 @@ def build_objects(
     result.objects.sort(key=object_order)
     result.diagnostics = sorted_unique(result.diagnostics)
     return result
+
+
+def _load_options(options: BuildOptions) -> LoadOptions:
+    """What loading takes from the build's options: files given as settings are never read as manifests."""
+    import os
+
+    given = (options.model_metadata, options.controller_config, options.lock_file)
+    skip = frozenset(os.path.realpath(path) for path in given if path and path != "-")
+    return LoadOptions(namespace=options.namespace, budget=options.run_budget(), skip=skip)
+
+
+def options_from(settings: Settings, **rest: Any) -> BuildOptions:
+    """The core's options from the run's settings, made in this one place; ``rest`` are the command's own
+    (the resolved Kubernetes version, a lock file chosen by the command, roll-forward keys)."""
+    fields: dict[str, Any] = {
+        "namespace": settings.namespace,
+        "max_file_bytes": settings.max_file_size,
+        "validate": settings.validate,
+        "lock_file": settings.lock_file,
+        "model_metadata": settings.model_metadata,
+        "controller_config": settings.controller_config,
+        "fail_empty_input": settings.fail_empty_input,
+        "keep_last_good": settings.keep_last_good,
+    }
+    return BuildOptions(**{**fields, **rest})

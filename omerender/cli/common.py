@@ -7,22 +7,16 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
-
-if TYPE_CHECKING:
-    from omerender.pipeline import BuildOptions
 
 from omerender import __version__
 from omerender.diagnostics import one_line
 from omerender.errors import EXIT_FINDINGS, OmerenderError
+from omerender.settings import DEFAULT_KUBE_VERSION, Settings
 
-DEFAULT_KUBE_VERSION = (
-    "1.37"  # = kube_validate.DEFAULT_KUBE_VERSION, not imported: start-up (tests/integrations/test_startup.py)
-)
-
-EXIT_OK, EXIT_INTERNAL = 0, 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
+EXIT_INTERNAL = 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -135,73 +129,58 @@ def stdin(limit: int = -1) -> bytes:
 stdin.bounded = True  # type: ignore[attr-defined]
 
 
-REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS, not imported
-
-
-def _report_targets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
-    """``--report-format FMT[=FILE]``, repeatable: known formats, each file named once, one FMT without a file."""
-    files: set[str] = set()
-    bare = 0
-    for value in values:
-        fmt, sep, file = value.partition("=")
-        if fmt not in REPORT_FORMATS:
-            raise click.BadParameter(f"{fmt!r} is not one of {', '.join(REPORT_FORMATS)}", ctx, param)
-        if sep and not file:
-            raise click.BadParameter(f"{value!r}: FMT=FILE needs a file after '='", ctx, param)
-        if file in files:
-            raise click.BadParameter(f"{file!r} is named twice", ctx, param)
-        if sep:
-            files.add(file)
-        else:
-            bare += 1
-    if bare > 1:
-        raise click.BadParameter(
-            "give at most one FMT without =FILE (it goes to --report-file, else stderr)", ctx, param
-        )
-    return values
-
-
-def subjects_of(result: Any) -> Callable[[], Sequence[Any]]:
-    """The runtimes and InferenceServices of ``result`` for the junit report, read only if it is asked for."""
-
-    def read() -> Sequence[Any]:
-        from omerender.output.ci_reports import subjects_of as read_subjects
-
-        return read_subjects(result)
-
-    return read
-
-
 def report(
     diagnostics: list[Any],
     formats: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
-    subjects: Sequence[Any] | Callable[[], Sequence[Any]] = (),
+    subjects: Callable[[], Sequence[Any]] = tuple,
 ) -> None:
-    """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to
-    ``report_file`` or stderr. ``subjects``: the runtimes and InferenceServices, for ``junit`` (or a function
-    returning them, called only when ``junit`` is asked for)."""
+    """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
+    or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` is asked for."""
     from omerender.errors import UsageError
     from omerender.output.reporters import render_report
+    from omerender.settings import report_targets
 
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
-    if callable(subjects):
-        subjects = subjects() if any(value.partition("=")[0] == "junit" for value in formats) else ()
-    targets = [(fmt, file or None) for fmt, _, file in (value.partition("=") for value in formats)]
+    targets = report_targets(formats)
     bare = [fmt for fmt, file in targets if file is None] or ["text"]
     named = [(fmt, file) for fmt, file in targets if file is not None]
     if report_file is not None and report_file in {file for _, file in named}:
         raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
+    cases = subjects() if any(fmt == "junit" for fmt, _ in targets) else ()
     for fmt, file in [(bare[0], report_file), *named]:
-        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=subjects)
+        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases)
         if file:
             from omerender.output.writer import write_file
 
             write_file(file, text)
         elif text:
             click.echo(text, err=True, nl=False)
+
+
+def subjects_of(*results: Any) -> Callable[[], Sequence[Any]]:
+    """The runtimes and InferenceServices of ``results`` for the junit report, read only if it is asked for."""
+
+    def read() -> Sequence[Any]:
+        from omerender.output.ci_reports import subjects_of as read_subjects
+
+        return [subject for result in results for subject in read_subjects(result)]
+
+    return read
+
+
+def report_settings(diagnostics: list[Any], settings: Settings, *results: Any) -> None:
+    """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists."""
+    report(
+        diagnostics,
+        settings.report_format,
+        settings.report_file,
+        settings.max_errors,
+        settings.verbose,
+        subjects_of(*results),
+    )
 
 
 def resolve_kube_version(given: str | None, label: str = "--kube-version") -> str | None:
@@ -245,7 +224,7 @@ def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | Non
         raise click.UsageError("; ".join(problems))
 
 
-def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def namespace_callback(ctx: click.Context, param: click.Parameter, value: str) -> str:
     from omerender.names import is_dns_label
 
     if not is_dns_label(value):
@@ -258,182 +237,6 @@ def _namespace(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-namespace_option = click.option(
-    "-n",
-    "--namespace",
-    default="default",
-    show_default=True,
-    callback=_namespace,
-    help="Namespace for namespaced objects that do not set one.",
-)
-report_options = [
-    click.option(
-        "--report-format",
-        multiple=True,
-        metavar="FMT[=FILE]",
-        callback=_report_targets,
-        help=(
-            f"How diagnostics are reported: {', '.join(REPORT_FORMATS)} (junit: a test report, one case per "
-            "runtime and InferenceService; gitlab: Code Quality JSON). Repeatable: FMT=FILE writes that report "
-            "to FILE; the one FMT without a file goes to --report-file, else stderr.  [default: text]"
-        ),
-    ),
-    click.option(
-        "--report-file",
-        type=click.Path(dir_okay=False),
-        help="Write the report of the --report-format without =FILE here instead of stderr.",
-    ),
-    click.option(
-        "--max-errors",
-        type=click.IntRange(min=0),
-        help="Print at most N diagnostics, then how many were left out [default: all].",
-    ),
-    click.option(
-        "-v", "--verbose", count=True, help="Also report informational notes (e.g. why a runtime was selected)."
-    ),
-    click.option(
-        "--max-file-size",
-        type=click.IntRange(min=1),
-        default=10 * 1024 * 1024,
-        show_default=True,
-        help="Refuse input files larger than this many bytes.",
-    ),
-]
-
-
-def with_report_options(fn: F) -> F:
-    for option in reversed(report_options):
-        fn = option(fn)
-    return fn
-
-
-EMIT_KINDS = (
-    "rendered",
-    "flattened",
-    "passthrough",
-    "inputs",
-)  # omerender.output.emit.KINDS, kept here so --help stays light
-gitops_options = [  # docs/integrations.md
-    click.option(
-        "--emit",
-        type=click.Choice(EMIT_KINDS),
-        multiple=True,
-        default=("rendered",),
-        show_default=True,
-        help="What to print (repeatable): rendered objects, flattened runtimes, passthrough (non-OME) objects, inputs (OME objects as given).",
-    ),
-    click.option(
-        "--check",
-        is_flag=True,
-        help="Write nothing: validate only, or with --output-dir exit 1 (showing a capped diff) when DIR is out of date.",
-    ),
-    click.option(
-        "--fail-on-change",
-        is_flag=True,
-        help="With --output-dir: write DIR, then exit 1 if that changed it (pre-commit's fixer convention).",
-    ),
-    click.option(
-        "--kustomization",
-        is_flag=True,
-        help="With --output-dir: also write a kustomization.yaml listing the files (for kustomize and Flux).",
-    ),
-    click.option(
-        "--flux-substitute-disabled",
-        is_flag=True,
-        help="Annotate OME-derived objects with kustomize.toolkit.fluxcd.io/substitute: disabled.",
-    ),
-    click.option(
-        "--fail-empty-input",
-        is_flag=True,
-        help="An input PATH that holds no OME object is an error, not a warning (the pre-commit hooks and "
-        "argocd-generate turn this on).",
-    ),
-    click.option(
-        "--fail-empty/--no-fail-empty",
-        default=False,
-        show_default=True,
-        help="Exit 1 when nothing would be emitted (argocd-generate turns this on).",
-    ),
-]
-
-
-def with_gitops_options(fn: F) -> F:
-    for option in reversed(gitops_options):
-        fn = option(fn)
-    return fn
-
-
-lock_file_option = click.option(
-    "--lock-file",
-    type=click.Path(dir_okay=False),
-    help="The lock file [default: omerender.lock in the deepest folder holding every PATH].",
-)
-model_metadata_option = click.option(
-    "--model-metadata",
-    type=click.Path(dir_okay=False),
-    help="YAML file of model-agent fields (modelFormat, modelFramework, modelArchitecture, quantization, "
-    "modelParameterSize) for models that lack them, or a shipped one by name (ome:v0.1.5: OME's catalogue); see README.",
-)
-controller_config_option = click.option(
-    "--controller-config",
-    type=click.Path(dir_okay=False),
-    help="A file holding OME's inferenceservice-config ConfigMap (namespace ome) [default: the one in PATHS, else the "
-    "values OME ships]; see README.",
-)
-search_path_option = click.option(
-    "--search-path",
-    multiple=True,
-    type=click.Path(),
-    help="Also read PATH (a file or folder), only to resolve parents and models: nothing found there is emitted, locked or compared (repeatable).",
-)
-VALIDATE_MODES = ("strict", "warn", "ignore")
-
-
-def validate_options(fn: F) -> F:
-    """``--validate=strict|warn|ignore`` as kubectl's field validation (strict by default); ``--strict`` is
-    kept, hidden, as a spelling of ``--validate=strict``. The command receives ``validate`` and ``strict``
-    and passes ``validation(validate, strict)`` on."""
-    fn = click.option("--strict", is_flag=True, hidden=True, help="Same as --validate=strict.")(fn)
-    return click.option(
-        "--validate",
-        "validate",
-        type=click.Choice(VALIDATE_MODES),
-        default="strict",
-        show_default=True,
-        help="Field validation of OME inputs, as kubectl's: unknown fields are errors (strict), warnings (warn) "
-        "or dropped silently (ignore).",
-    )(fn)
-
-
-def validation(validate: str, strict: bool) -> str:
-    return "strict" if strict else validate
-
-
-def build_options(
-    *, namespace: str, max_file_size: int, validate: str, strict: bool, paths: tuple[str, ...] = (), **rest: Any
-) -> BuildOptions:
-    """The core's options from the ones every command shares, made in one place; ``rest`` are the command's own.
-    ``paths`` (the PATHS, without search paths) place the default lock file (``lock.default_path``)."""
-    from omerender.pipeline import BuildOptions
-
-    if paths and not rest.get("lock_file"):
-        from omerender.lifecycle.lock import default_path
-
-        rest["lock_file"] = default_path(list(paths))
-
-    return BuildOptions(
-        namespace=namespace, max_file_bytes=max_file_size, validate=validation(validate, strict), **rest
-    )
-
-
-strict_option = validate_options
-kube_version_option = click.option(
-    "--kube-version",
-    default=DEFAULT_KUBE_VERSION,
-    show_default=True,
-    help="Check rendered objects against this Kubernetes release's schemas: 1.29, v1.29, 1.29+, v1.31.1+k3s1, "
-    "1.30.2-eks-abc; an older release than any installed uses the oldest, a newer one the newest; 'none' skips the check.",
-)
 
 
 class OutputFormat(click.Choice):  # type: ignore[type-arg]

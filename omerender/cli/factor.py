@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from omerender.cli.common import (
-    DEFAULT_KUBE_VERSION,
     STDOUT_HINT,
-    build_options,
-    controller_config_option,
-    folder_callback,
     guard,
-    kube_version_option,
-    lock_file_option,
-    model_metadata_option,
-    namespace_option,
     output_option,
     paths_argument,
     refuse_output_in_input,
-    report,
+    report_settings,
     resolve_kube_version,
-    strict_option,
-    with_report_options,
 )
+from omerender.cli.options import settings_options
 from omerender.errors import EXIT_FINDINGS
 from omerender.factor.report import FACTOR_FORMATS
+from omerender.settings import Settings
 
 
 def _names(given: tuple[str, ...]) -> dict[str, str]:
@@ -44,16 +37,29 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
     return names
 
 
+def _refuse(paths: tuple[str, ...], settings: Settings, in_place: bool, dry_run: bool, force: bool) -> None:
+    """Usage errors: the choice of where to write, stdin, and a DIR that is not empty or inside the inputs."""
+    from omerender.factor import tree
+
+    output_dir = settings.output_dir
+    if sum((output_dir is not None, in_place, dry_run)) != 1:
+        raise click.UsageError("give exactly one of --output-dir DIR, --in-place and --dry-run")
+    if "-" in paths:
+        raise click.UsageError("factor rewrites files, so it cannot read stdin ('-')")
+    if force and output_dir is None:
+        raise click.UsageError("--force goes with --output-dir")
+    if output_dir is not None:
+        refuse_output_in_input(list(paths), [("--output-dir", output_dir), ("--report-file", settings.report_file)])
+        if not force and not tree.is_empty_dir(output_dir):
+            raise click.UsageError(f"{output_dir} is not empty; use --force to replace it")
+        try:
+            tree.roots_of(list(paths))
+        except tree.TreeError as exc:
+            raise click.UsageError(str(exc)) from None
+
+
 @click.command(short_help="Extract shared runtime settings into profiles (inherit-from).")
 @paths_argument
-@namespace_option
-@click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False),
-    callback=folder_callback,
-    metavar="DIR",
-    help="Write the factored tree into DIR (atomically).",
-)
 @click.option(
     "--in-place", is_flag=True, help="Rewrite the input files that change, each atomically; add the profiles."
 )
@@ -79,38 +85,9 @@ def _names(given: tuple[str, ...]) -> dict[str, str]:
     "InferenceService relies on OME selecting one of them.",
 )
 @click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
-@lock_file_option
-@model_metadata_option
-@controller_config_option
-@strict_option
-@kube_version_option
-@with_report_options
+@settings_options("factor")
 @guard
-def factor(
-    paths: tuple[str, ...],
-    namespace: str,
-    output_dir: str | None,
-    in_place: bool,
-    dry_run: bool,
-    show_diff: bool,
-    output: str,
-    force: bool,
-    profiles_dir: str | None,
-    profile_name: tuple[str, ...],
-    no_class_profiles: bool,
-    convert_auto_selected: bool,
-    report_format: tuple[str, ...],
-    report_file: str | None,
-    max_errors: int | None,
-    verbose: int,
-    max_file_size: int,
-    lock_file: str | None = None,
-    model_metadata: str | None = None,
-    controller_config: str | None = None,
-    strict: bool = False,
-    validate: str = "strict",
-    kube_version: str | None = DEFAULT_KUBE_VERSION,
-) -> None:
+def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
     """Turn flat runtimes in PATHS into profiles and thin children that inherit from them.
 
     Runtimes sharing an engine (runner image repository, multi-node or not, components) get a
@@ -123,52 +100,29 @@ def factor(
     from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
     from omerender.factor.run import factor as run_factor
+    from omerender.pipeline import options_from
 
-    if sum((output_dir is not None, in_place, dry_run)) != 1:
-        raise click.UsageError("give exactly one of --output-dir DIR, --in-place and --dry-run")
-    if "-" in paths:
-        raise click.UsageError("factor rewrites files, so it cannot read stdin ('-')")
-    if force and output_dir is None:
-        raise click.UsageError("--force goes with --output-dir")
-    names = _names(profile_name)
-    kube = resolve_kube_version(kube_version)
-    if output_dir is not None:
-        refuse_output_in_input(list(paths), [("--output-dir", output_dir), ("--report-file", report_file)])
-        if not force and not tree.is_empty_dir(output_dir):
-            raise click.UsageError(f"{output_dir} is not empty; use --force to replace it")
-        try:
-            tree.roots_of(list(paths))
-        except tree.TreeError as exc:
-            raise click.UsageError(str(exc)) from None
+    _refuse(paths, settings, flags["in_place"], flags["dry_run"], flags["force"])
     options = FactorOptions(
-        build=build_options(
-            namespace=namespace,
-            max_file_size=max_file_size,
-            validate=validate,
-            strict=strict,
-            lock_file=lock_file,
-            model_metadata=model_metadata,
-            controller_config=controller_config,
-            kube_version=kube,
-        ),
-        profiles_dir=profiles_dir,
-        names=names,
-        deep=not no_class_profiles,
-        convert_auto_selected=convert_auto_selected,
+        build=options_from(settings, kube_version=resolve_kube_version(settings.kube_version)),
+        profiles_dir=flags["profiles_dir"],
+        names=_names(flags["profile_name"]),
+        deep=not flags["no_class_profiles"],
+        convert_auto_selected=flags["convert_auto_selected"],
     )
     result = run_factor(list(paths), options)
-    report(result.diagnostics, report_format, report_file, max_errors, verbose)
+    report_settings(result.diagnostics, settings)
     if result.failed:
         sys.exit(EXIT_FINDINGS)
-    if output_dir is not None:
+    if settings.output_dir is not None:
         try:
-            tree.write_tree(output_dir, tree.mirror(list(paths), result.files))
+            tree.write_tree(settings.output_dir, tree.mirror(list(paths), result.files))
         except tree.TreeError as exc:
             raise click.UsageError(str(exc)) from None
-    elif in_place:
+    elif flags["in_place"]:
         tree.write_in_place(result.files)
-    click.echo(FACTOR_FORMATS[output](result.report), nl=False)
-    if show_diff:
+    click.echo(FACTOR_FORMATS[settings.output or "table"](result.report), nl=False)
+    if flags["show_diff"]:
         click.echo(unified_diffs(result.originals, result.files), nl=False)
 
 

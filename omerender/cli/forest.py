@@ -6,32 +6,15 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from omerender.cli.common import (
-    STDOUT_HINT,
-    F,
-    build_options,
-    controller_config_option,
-    guard,
-    lock_file_option,
-    model_metadata_option,
-    namespace_option,
-    output_option,
-    paths_argument,
-    report,
-    search_path_option,
-    stdin,
-    strict_option,
-    with_report_options,
-)
+from omerender.cli.common import STDOUT_HINT, F, guard, output_option, paths_argument, report_settings, stdin
+from omerender.cli.options import settings_options
 from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import GRAPH_FORMATS
-
-if TYPE_CHECKING:
-    from omerender.pipeline import BuildOptions
+from omerender.settings import Settings
 
 DOT_TIMEOUT_SECONDS = 300
 view_options = [
@@ -56,37 +39,11 @@ def with_view_options(fn: F) -> F:
     return fn
 
 
-def _options(
-    namespace: str,
-    max_file_size: int,
-    validate: str,
-    strict: bool,
-    lock_file: str | None,
-    model_metadata: str | None,
-    controller_config: str | None,
-) -> BuildOptions:
-    """What tree and graph build with: the shared options, and no Kubernetes schema check (the forest's shape
-    does not depend on it)."""
-    return build_options(
-        namespace=namespace,
-        max_file_size=max_file_size,
-        validate=validate,
-        strict=strict,
-        lock_file=lock_file,
-        model_metadata=model_metadata,
-        controller_config=controller_config,
-        kube_version=None,
-    )
-
-
 def _forest(
-    paths: tuple[str, ...],
-    search_path: tuple[str, ...],
-    options: BuildOptions,
-    reporting: tuple[tuple[str, ...], str | None, int | None, int],
-    view: tuple[str | None, str | None, bool, bool],
+    paths: tuple[str, ...], settings: Settings, view: tuple[str | None, str | None, bool, bool]
 ) -> tuple[Any, bool]:
-    """Build, report the diagnostics, and return the forest to show and whether anything is broken."""
+    """Build (without the Kubernetes schema check: the forest's shape does not depend on it), report the
+    diagnostics, and return the forest to show and whether anything is broken."""
     from omerender.forest.model import forest
     from omerender.forest.select import (
         chain,
@@ -97,18 +54,17 @@ def _forest(
         subtree,
         used_only,
     )
-    from omerender.pipeline import build
+    from omerender.pipeline import build, options_from
 
     runtime, isvc, collapse, used = view
     if runtime and isvc:
         raise click.UsageError("give --runtime or --isvc, not both")
-    namespace = options.namespace
-    if not options.lock_file:
-        from omerender.lifecycle.lock import default_path
+    namespace = settings.namespace
+    from omerender.lifecycle.lock import default_path
 
-        options.lock_file = default_path(list(paths))
-    result = build(list(paths) + list(search_path), options, stdin)
-    report(result.diagnostics, *reporting)
+    lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
+    result = build([*paths, *settings.search_path], options_from(settings, kube_version=None, lock_file=lock), stdin)
+    report_settings(result.diagnostics, settings, result)
     whole = forest(result)
     shown = whole
     if runtime:
@@ -140,7 +96,6 @@ def use_color(choice: str) -> bool:
 
 @click.command()
 @paths_argument
-@namespace_option
 @with_view_options
 @click.option(
     "--color",
@@ -149,32 +104,16 @@ def use_color(choice: str) -> bool:
     show_default=True,
     help="auto: colour only on a terminal and without NO_COLOR.",
 )
-@lock_file_option
-@model_metadata_option
-@controller_config_option
-@strict_option
-@search_path_option
-@with_report_options
+@settings_options("tree")
 @guard
 def tree(
     paths: tuple[str, ...],
-    namespace: str,
     runtime: str | None,
     isvc: str | None,
     collapse_isvcs: bool,
     used_only: bool,
     color: str,
-    lock_file: str | None,
-    model_metadata: str | None,
-    search_path: tuple[str, ...],
-    report_format: tuple[str, ...],
-    report_file: str | None,
-    max_errors: int | None,
-    verbose: int,
-    max_file_size: int,
-    controller_config: str | None = None,
-    strict: bool = False,
-    validate: str = "strict",
+    settings: Settings,
 ) -> None:
     """Print the runtime inheritance forest as a tree.
 
@@ -185,14 +124,7 @@ def tree(
     """
     from omerender.forest.text import render
 
-    options = _options(namespace, max_file_size, validate, strict, lock_file, model_metadata, controller_config)
-    shown, failed = _forest(
-        paths,
-        search_path,
-        options,
-        (report_format, report_file, max_errors, verbose),
-        (runtime, isvc, collapse_isvcs, used_only),
-    )
+    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs, used_only))
     colored = use_color(color)
     click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
     if failed:
@@ -224,7 +156,6 @@ def svg(dot_text: str) -> str:
 
 @click.command()
 @paths_argument
-@namespace_option
 @output_option(
     list(GRAPH_FORMATS),
     "mermaid",
@@ -233,32 +164,15 @@ def svg(dot_text: str) -> str:
     STDOUT_HINT,
 )
 @with_view_options
-@lock_file_option
-@model_metadata_option
-@controller_config_option
-@strict_option
-@search_path_option
-@with_report_options
+@settings_options("graph")
 @guard
 def graph(
     paths: tuple[str, ...],
-    namespace: str,
-    output: str,
     runtime: str | None,
     isvc: str | None,
     collapse_isvcs: bool,
     used_only: bool,
-    lock_file: str | None,
-    model_metadata: str | None,
-    search_path: tuple[str, ...],
-    report_format: tuple[str, ...],
-    report_file: str | None,
-    max_errors: int | None,
-    verbose: int,
-    max_file_size: int,
-    controller_config: str | None = None,
-    strict: bool = False,
-    validate: str = "strict",
+    settings: Settings,
 ) -> None:
     """Draw the inheritance forest: Mermaid, DOT, JSON or SVG.
 
@@ -266,16 +180,10 @@ def graph(
     Edges run from a runtime to each runtime that inherits from it and to each InferenceService that
     uses it. Exit 1 when any chain is broken; 2 for -o svg without Graphviz.
     """
+    output = settings.output or "mermaid"
     if output == "svg" and shutil.which("dot") is None:
         svg("")  # exits 2 before any work
-    options = _options(namespace, max_file_size, validate, strict, lock_file, model_metadata, controller_config)
-    shown, failed = _forest(
-        paths,
-        search_path,
-        options,
-        (report_format, report_file, max_errors, verbose),
-        (runtime, isvc, collapse_isvcs, used_only),
-    )
+    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs, used_only))
     text = GRAPH_FORMATS[output](shown)
     if output == "svg":
         text = svg(text)

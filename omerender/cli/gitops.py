@@ -2,51 +2,57 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 from typing import Any
 
 import click
 
-from omerender.cli.build import build
-from omerender.cli.common import (
-    guard,
-    report,
-    resolve_kube_version,
-    stdin,
-)
+from omerender.cli.build import render
+from omerender.cli.common import guard, report, resolve_kube_version, stdin
+from omerender.cli.options import file_layer, say_origins
 from omerender.errors import EXIT_FINDINGS
+from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, resolve
+
+
+def _routed(route: Route, base: Settings, layers: list[Layer], paths: list[str], root: str) -> Settings:
+    """``base`` under the settings file (found up to ``root``; the keys this route takes) and the route's
+    own ``layers``."""
+    found, config = file_layer(None, paths, root)
+    ours = {spec.stem for spec in for_route(route)}
+    kept = Layer(Origin.FILE, {k: v for k, v in found.values.items() if k in ours})
+    try:
+        return resolve([kept, *layers], dataclasses.replace(base, config=config))
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 @click.command("argocd-generate", short_help="Argo CD plugin generate: build with the settings Argo CD passes.")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.pass_context
 @guard
-def argocd_generate(ctx: click.Context, paths: tuple[str, ...]) -> None:
+def argocd_generate(paths: tuple[str, ...]) -> None:
     """Argo CD plugin generate: build PATHS (default .) with the settings Argo CD passes.
 
-    Reads ARGOCD_APP_PARAMETERS, ARGOCD_ENV_OMERENDER_*, ARGOCD_APP_NAMESPACE and KUBE_VERSION
-    (docs/integrations.md). Prints only objects, and fails rather than print nothing.
+    Reads ARGOCD_APP_PARAMETERS, ARGOCD_ENV_OMERENDER_*, ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH,
+    KUBE_VERSION and the repository's .omerender.yaml (docs/integrations.md). Paths in settings stay inside
+    the repository. Prints only objects, and fails rather than print nothing.
     """
-    import os
+    from omerender.gitops.argocd import SOURCE_PATH, defaults, layers
+    from omerender.gitops.confine import confine, root_of
 
-    from omerender.gitops.argocd import SettingsError, settings_from_env
-
+    given = list(paths or (".",))
     try:
-        settings = settings_from_env(os.environ)
+        route = layers(os.environ)
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
-    options: dict[str, Any] = {
-        "paths": paths or (".",),
-        "namespace": settings.namespace,
-        "emit": settings.emit,
-        "search_path": settings.search_paths,
-        "fail_empty": not settings.allow_empty,
-        "fail_empty_input": not settings.allow_empty,
-        "max_errors": settings.max_errors,
-    }
-    if settings.kube_version:  # read as --kube-version is; Argo CD always passes its cluster's version
-        options["kube_version"] = resolve_kube_version(settings.kube_version, label="KUBE_VERSION") or "none"
-    ctx.invoke(build, **options)
+    root = root_of(".", os.environ.get(SOURCE_PATH, ""))
+    settings = _routed(Route.ARGOCD, defaults(os.environ), route, given, root)
+    confine(settings, root, ".")
+    say_origins(settings)
+    label = "KUBE_VERSION" if settings.origin("kube-version") is Origin.DEFAULT else "kube-version"
+    kube = resolve_kube_version(settings.kube_version, label=label) if settings.kube_version else None
+    render(tuple(given), settings, kube)
 
 
 @click.command(short_help="KRM function and kustomize generator plugin: ResourceList in and out.")
@@ -58,26 +64,27 @@ def krm(config: str | None) -> None:
     With CONFIG, act as a kustomize exec generator plugin: read the functionConfig from CONFIG and
     print the emitted objects as a plain stream (docs/integrations.md).
     """
-    from omerender.gitops.krm import KrmError, parse_config, process, read_resource_list
+    from omerender.gitops.confine import confine, root_of
+    from omerender.gitops.krm import KrmError, defaults, layer, process, read_resource_list
     from omerender.load.bounded import Budget
-    from omerender.load.reader import LoadOptions, load
     from omerender.load.yamlio import dump_one, dump_stream
 
     budget = Budget()
     try:
         resource_list = read_resource_list(config, stdin, budget)
-    except KrmError as exc:
+        function_config = resource_list.get("functionConfig") if isinstance(resource_list, dict) else None
+        found = layer(function_config)
+    except (KrmError, SettingsError) as exc:
         raise click.UsageError(str(exc)) from None
+    root = root_of(".", "")
+    settings = _routed(Route.KRM, defaults(), [found], ["."], root)
+    confine(settings, root, ".")
+    if settings.origin("kube-version") is not Origin.DEFAULT:
+        kube = resolve_kube_version(settings.kube_version, label="kubeVersion")
+        settings = dataclasses.replace(settings, kube_version=kube)
+    reported: list[Any] = []
     try:
-        settings = parse_config(resource_list.get("functionConfig") if isinstance(resource_list, dict) else None)
-        loaded = (
-            load(list(settings.paths), LoadOptions(namespace=settings.namespace, budget=budget))
-            if settings.paths
-            else None
-        )
-        extra = (loaded.objects, loaded.diagnostics) if loaded else ([], [])
-        reported: list[Any] = []
-        output, failed = process(resource_list, settings, extra, place_rendered=not config, reported=reported)
+        output, failed = process(resource_list, settings, budget, place_rendered=not config, reported=reported)
     except KrmError as exc:
         raise click.UsageError(str(exc)) from None
     if not config:
@@ -85,7 +92,7 @@ def krm(config: str | None) -> None:
     else:
         from omerender.diagnostics import sorted_unique
 
-        report(sorted_unique(reported), ("text",), None, None, 0)  # file:line:col, as build reports them
+        report(sorted_unique(reported), (), None, settings.max_errors, 0)  # file:line:col, as build reports them
         if not failed:
             click.echo(dump_stream(output["items"]), nl=False)
     if failed:

@@ -7,56 +7,39 @@ from typing import Any
 
 import click
 
-from omerender import codes
-from omerender.cli.common import (
-    STDOUT_HINT,
-    OutputFormat,
-    build_options,
-    controller_config_option,
-    guard,
-    lock_file_option,
-    model_metadata_option,
-    namespace_option,
-    output_option,
-    paths_argument,
-    report,
-    search_path_option,
-    stdin,
-    strict_option,
-    subjects_of,
-    with_report_options,
-)
+from omerender.cli.common import STDOUT_HINT, OutputFormat, guard, output_option, paths_argument, report_settings, stdin
+from omerender.cli.options import settings_options
 from omerender.errors import EXIT_FINDINGS, EXIT_TREE_BROKEN, EXIT_USAGE
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
-
-
-def _search_roots(search_path: tuple[str, ...]) -> Any:
-    """A predicate: the object was read from a --search-path (so it only resolves, as with build)."""
-    from omerender.output.emit import under
-
-    return under(list(search_path))
-
-
-def _within(path: str, roots: list[str]) -> str | None:
-    """The first of ``roots`` that is ``path`` or a folder holding it (both resolved), else None."""
-    import os
-
-    real = os.path.realpath(path)
-    for root in roots:
-        top = os.path.realpath(root)
-        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
-            return root
-    return None
+from omerender.settings import Settings
 
 
 def _isvc_key(name: str, namespace: str) -> str:
     return name if "/" in name else f"{namespace}/{name}"
 
 
+def _not_found(isvc: str, record: Any, result: Any, paths: tuple[str, ...], namespace: str) -> None:
+    """Say the InferenceService is not there (or only on a --search-path), hint its namespace, exit 1."""
+    elsewhere = [] if "/" in isvc else sorted(n for n, name in result.universe.isvcs if name == isvc and n != namespace)
+    if record is not None:
+        where = f" (only on a --search-path, {record.isvc.path})"
+    else:
+        where = "" if elsewhere else " (or not valid)"
+    click.echo(
+        f"omerender: InferenceService {_isvc_key(isvc, namespace)} not found{where} in {' '.join(paths)}", err=True
+    )
+    if elsewhere:
+        click.echo(
+            f"omerender: it exists in namespace {', '.join(elsewhere)}: "
+            f"pass -n {elsewhere[0]} (or write {elsewhere[0]}/{isvc})",
+            err=True,
+        )
+    sys.exit(EXIT_FINDINGS)
+
+
 @click.command(short_help="Show the runtime an InferenceService uses, and its drift.")
 @click.argument("isvc", metavar="ISVC")
 @paths_argument
-@namespace_option
 @output_option(
     list(EFFECTIVE_FORMATS),
     "table",
@@ -66,74 +49,30 @@ def _isvc_key(name: str, namespace: str) -> str:
 @click.option(
     "--show-origin", is_flag=True, help="Name the runtime in the chain (or the InferenceService) that set each field."
 )
-@lock_file_option
-@model_metadata_option
-@controller_config_option
-@search_path_option
-@with_report_options
-@strict_option
+@settings_options("effective")
 @guard
-def effective(
-    isvc: str,
-    paths: tuple[str, ...],
-    namespace: str,
-    output: str,
-    show_origin: bool,
-    lock_file: str | None,
-    model_metadata: str | None,
-    controller_config: str | None,
-    search_path: tuple[str, ...],
-    report_format: tuple[str, ...],
-    report_file: str | None,
-    max_errors: int | None,
-    verbose: int,
-    max_file_size: int,
-    strict: bool = False,
-    validate: str = "strict",
-) -> None:
+def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Settings) -> None:
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
     ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
     revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
     InferenceService sets on its components are listed under the runtime config they override.
     """
-    from omerender.diagnostics import sorted_unique
+    from omerender.diagnostics import ERROR, sorted_unique
     from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import build
+    from omerender.lifecycle.sides import CONFIG_CODES, concerning, holder
+    from omerender.pipeline import build, options_from
 
-    options = build_options(
-        namespace=namespace,
-        max_file_size=max_file_size,
-        validate=validate,
-        strict=strict,
-        lock_file=lock_file or default_path(list(paths)),
-        model_metadata=model_metadata,
-        controller_config=controller_config,
-    )
-    result = build(list(paths) + list(search_path), options, stdin)
-    key = _isvc_key(isvc, namespace)
-    record = result.lifecycle.records.get(key)
-    searched = record is not None and _search_roots(search_path)(record.isvc)
-    files = {result.lifecycle.path, *((model_metadata,) if model_metadata else ())}
-    config_codes = (codes.CONTROLLER_CONFIG, codes.CONTROLLER_CONFIG_UNKNOWN, codes.CONTROLLER_CONFIG_POD_ONLY)
-    config_problems = [d for d in result.diagnostics if d.code in config_codes]
-    files |= {d.path for d in config_problems}  # a refused controller configuration stops OME's controller
-    key_namespace, _, key_name = key.partition("/")
-    present = result.universe.isvcs.get((key_namespace, key_name))
-    if record is None and present is not None:  # there, but its model or runtime cannot be resolved
-        files.add(present.path)
-    if record is not None and not searched:
-        files |= {record.isvc.path, *(r.path for r in (record.live.runtimes if record.live is not None else ()))}
-        model_ref = record.isvc.spec.get("model")
-        model = (
-            result.universe.model_named(str(model_ref.get("name")), record.isvc.namespace)
-            if isinstance(model_ref, dict)
-            else None
-        )
-        if model is not None:
-            files.add(model.path)
-    shown = [d for d in result.diagnostics if d.path in files]
-    report(sorted_unique(shown + result.load_errors), report_format, report_file, max_errors, verbose)
+    options = options_from(settings, lock_file=settings.lock_file or default_path(list(paths)))
+    result = build([*paths, *settings.search_path], options, stdin)
+    record = result.lifecycle.records.get(_isvc_key(isvc, settings.namespace))
+    searched = record is not None and holder(record.isvc.path, list(settings.search_path)) is not None
+    shown = concerning(result, None if searched else record, settings.model_metadata)
+    key_namespace, _, key_name = _isvc_key(isvc, settings.namespace).partition("/")
+    present = result.universe.isvcs.get((key_namespace, key_name)) if record is None else None
+    if present is not None:  # there, but its model or runtime cannot be resolved: its own errors say why
+        shown += [d for d in result.diagnostics if d.path == present.path]
+    report_settings(sorted_unique(shown + result.load_errors), settings, result)
     if result.load_errors:
         click.echo(
             f"omerender: {len(result.load_errors)} input error(s) above: the answer would come from a partial set of "
@@ -141,106 +80,21 @@ def effective(
             err=True,
         )
         sys.exit(EXIT_FINDINGS)
-    if record is None or searched:
-        elsewhere = (
-            [] if "/" in isvc else sorted(n for n, name in result.universe.isvcs if name == isvc and n != namespace)
+    if present is not None:
+        click.echo(
+            f"omerender: InferenceService {key_namespace}/{key_name} ({present.path}:{present.at()[0]}) cannot be "
+            "resolved: its model or runtime is missing or broken (the errors above say which), so no runtime answers",
+            err=True,
         )
-        if searched and record is not None:
-            where = f" (only on a --search-path, {record.isvc.path})"
-        elif present is not None:
-            click.echo(
-                f"omerender: InferenceService {key} ({present.path}:{present.at()[0]}) cannot be resolved: its model "
-                "or runtime is missing or broken (the errors above say which), so no runtime answers for it",
-                err=True,
-            )
-            sys.exit(EXIT_FINDINGS)
-        else:
-            where = "" if elsewhere else " (or not valid)"
-        click.echo(f"omerender: InferenceService {key} not found{where} in {' '.join(paths)}", err=True)
-        if elsewhere:
-            click.echo(
-                f"omerender: it exists in namespace {', '.join(elsewhere)}: "
-                f"pass -n {elsewhere[0]} (or write {elsewhere[0]}/{isvc})",
-                err=True,
-            )
         sys.exit(EXIT_FINDINGS)
-    click.echo(EFFECTIVE_FORMATS[output](record, show_origin), nl=False)
-    if record.revision is None or any(d.severity == "error" for d in config_problems):
+    if record is None or searched:
+        _not_found(isvc, record, result, paths, settings.namespace)
+    click.echo(EFFECTIVE_FORMATS[settings.output or "table"](record, show_origin), nl=False)
+    if record.revision is None or any(d.severity == ERROR and d.code in CONFIG_CODES for d in result.diagnostics):
         sys.exit(EXIT_FINDINGS)
 
 
-@click.command(name="lock", short_help="Record each InferenceService's runtime revision in the lock file.")
-@paths_argument
-@namespace_option
-@click.option(
-    "--roll-forward",
-    "roll_forward",
-    multiple=True,
-    metavar="ISVC",
-    help="Move an autoSync: false InferenceService (name or namespace/name) to the live merged spec. Repeatable.",
-)
-@click.option(
-    "--keep-last-good",
-    is_flag=True,
-    help="Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing.",
-)
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 when the lock file is not up to date.")
-@lock_file_option
-@model_metadata_option
-@controller_config_option
-@search_path_option
-@with_report_options
-@strict_option
-@guard
-def lock_command(
-    paths: tuple[str, ...],
-    namespace: str,
-    roll_forward: tuple[str, ...],
-    keep_last_good: bool,
-    check: bool,
-    lock_file: str | None,
-    model_metadata: str | None,
-    controller_config: str | None,
-    search_path: tuple[str, ...],
-    report_format: tuple[str, ...],
-    report_file: str | None,
-    max_errors: int | None,
-    verbose: int,
-    max_file_size: int,
-    strict: bool = False,
-    validate: str = "strict",
-) -> None:
-    """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
-
-    autoSync: false InferenceServices keep their locked revision until --roll-forward names them;
-    revisions a pin still needs are kept, others dropped. Nothing is written when the build has errors.
-    A snapshot edited by hand (or missing) is dropped and InferenceServices that follow their live
-    runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
-    file is restored), so that what it runs never changes silently.
-    """
-    from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.settle import relocked
-    from omerender.output.writer import write_file
-    from omerender.pipeline import build
-
-    keys = tuple(_isvc_key(name, namespace) for name in roll_forward)
-    options = build_options(
-        namespace=namespace,
-        max_file_size=max_file_size,
-        validate=validate,
-        strict=strict,
-        lock_file=lock_file or default_path(list(paths)),
-        keep_last_good=keep_last_good,
-        roll_forward=keys,
-        model_metadata=model_metadata,
-        controller_config=controller_config,
-    )
-    result = build(list(paths) + list(search_path), options, stdin)
-    recoverable = result.lifecycle.lock.recoverable if result.lifecycle.lock is not None else {}
-    result.diagnostics = [recoverable.get(d, d) for d in result.diagnostics]  # re-recording below fixes these
-    report(result.diagnostics, report_format, report_file, max_errors, verbose)
-    searched = _search_roots(search_path)
-    records = {k: r for k, r in result.lifecycle.records.items() if not searched(r.isvc)}
+def _check_roll_forward(keys: tuple[str, ...], records: dict[str, Any]) -> None:
     for key in keys:
         if key not in records:
             raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
@@ -252,73 +106,78 @@ def lock_command(
             click.echo(
                 f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True
             )
+
+
+@click.command(name="lock", short_help="Record each InferenceService's runtime revision in the lock file.")
+@paths_argument
+@click.option(
+    "--roll-forward",
+    "roll_forward",
+    multiple=True,
+    metavar="ISVC",
+    help="Move an autoSync: false InferenceService (name or namespace/name) to the live merged spec. Repeatable.",
+)
+@settings_options("lock")
+@guard
+def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings: Settings) -> None:
+    """Record each InferenceService's runtime, revision, chain and merged-spec snapshot in the lock file.
+
+    autoSync: false InferenceServices keep their locked revision until --roll-forward names them;
+    revisions a pin still needs are kept, others dropped. Nothing is written when the build has errors.
+    A snapshot edited by hand (or missing) is dropped and InferenceServices that follow their live
+    runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
+    file is restored), so that what it runs never changes silently.
+    """
+    from omerender.lifecycle.lock import default_path
+    from omerender.lifecycle.relock import forgive, recorded, verdict
+    from omerender.output.writer import write_file
+    from omerender.pipeline import build, options_from
+
+    keys = tuple(_isvc_key(name, settings.namespace) for name in roll_forward)
+    options = options_from(settings, lock_file=settings.lock_file or default_path(list(paths)), roll_forward=keys)
+    result = build([*paths, *settings.search_path], options, stdin)
+    forgive(result)  # re-recording below fixes these
+    report_settings(result.diagnostics, settings, result)
+    records = recorded(result, list(settings.search_path))
+    _check_roll_forward(keys, records)
     if result.failed:
         click.echo(
-            f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)",
+            f"omerender: {result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for "
+            "broken chains)",
             err=True,
         )
         sys.exit(EXIT_FINDINGS)
-    text = relocked(result, records, searched)
-    path = result.lifecycle.path
-    if text == result.lifecycle.lock_text:
-        click.echo(f"{path} is up to date", err=True)
-        return
-    if check:
-        click.echo(f"omerender: {path} is not up to date; run `omerender lock`", err=True)
+    found = verdict(result, records, list(settings.search_path), settings.check)
+    if found.text is not None:
+        write_file(found.path, found.text)
+    click.echo(found.message, err=True)
+    if found.failed:
         sys.exit(EXIT_FINDINGS)
-    write_file(path, text)
-    click.echo(f"wrote {path}", err=True)
 
 
-def _relabel(diagnostics: list[Any], scratch: str, label: str) -> list[Any]:
-    import dataclasses
+def _sides_built(given: tuple[list[str], list[str]], git_ref: str | None, settings: Settings, scratch: str) -> Any:
+    """Build the old and new side of the diff; the old one's diagnostics named ``GIT_REF:path``."""
+    from omerender.lifecycle.gitref import GitError, paths_at
+    from omerender.lifecycle.lock import default_path
+    from omerender.lifecycle.sides import relabel, searched_isvcs, sides
+    from omerender.pipeline import build, options_from
 
-    return [
-        dataclasses.replace(d, path=label + d.path[len(scratch) :].lstrip("/")) if d.path.startswith(scratch) else d
-        for d in diagnostics
-    ]
-
-
-def _sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | None) -> tuple[list[str], list[str]]:
-    """The inputs of one side of a diff and the roots whose objects only resolve (not compared).
-
-    ``paths`` are the diffed paths of the working tree; ``against`` the same paths extracted at
-    GIT_REF (or None). A --search-path inside a diffed path is already read with it (at GIT_REF for
-    the old side); any other is read from the working tree, as given.
-    """
-    inputs = list(against if against is not None else paths)
-    roots: list[str] = []
-    for given in search_path:
-        holder = _within(given, paths)
-        if holder is None:
-            inputs.append(given)
-            roots.append(given)
-        elif against is None:
-            roots.append(given)
-        else:
-            import os
-
-            rel = os.path.relpath(os.path.realpath(given), os.path.realpath(holder))
-            roots.append(os.path.normpath(os.path.join(against[paths.index(holder)], rel)))
-    return inputs, roots
-
-
-def _two_sides(paths: tuple[str, ...], old: tuple[str, ...], new: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The roots of each side: ``OLD NEW``, or every --old and every --new (not both forms)."""
-    if old or new:
-        if paths or not old or not new:
-            raise click.UsageError("give --old PATH and --new PATH (each repeatable), or OLD NEW, not both")
-        return list(old), list(new)
-    if len(paths) != 2:
-        raise click.UsageError("give two paths, OLD and NEW, or --against GIT_REF with the paths to compare")
-    return [paths[0]], [paths[1]]
-
-
-def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
-    from omerender.lifecycle.lock import isvc_key
-
-    inside = _search_roots(tuple(roots))
-    return {isvc_key(i) for i in result.universe.isvcs.values() if inside(i)}
+    old_given, new_given = given
+    if git_ref is not None:
+        try:
+            extracted = paths_at(new_given, git_ref, scratch)
+        except GitError as exc:
+            click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        old_lock, old_in = default_path(extracted), sides(new_given, settings.search_path, extracted)
+    else:
+        old_lock, old_in = default_path(old_given), sides(old_given, settings.search_path, None)
+    new_lock, new_in = default_path(new_given), sides(new_given, settings.search_path, None)
+    old = build(old_in[0], options_from(settings, lock_file=old_lock), stdin)
+    new = build(new_in[0], options_from(settings, lock_file=new_lock), stdin)
+    hidden = searched_isvcs(old, old_in[1]) | searched_isvcs(new, new_in[1])
+    diagnostics = relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
+    return old, new, hidden, diagnostics
 
 
 @click.command(short_help="Show which runtimes and InferenceServices change between trees.")
@@ -326,23 +185,8 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
 @click.option(
     "--against", "git_ref", metavar="GIT_REF", help="Compare PATHS with the same paths at GIT_REF (instead of OLD NEW)."
 )
-@click.option(
-    "--old",
-    "old_tree",
-    multiple=True,
-    type=click.Path(),
-    metavar="PATH",
-    help="A root of the old side (repeatable; with --new, instead of OLD NEW).",
-)
-@click.option(
-    "--new",
-    "new_tree",
-    multiple=True,
-    type=click.Path(),
-    metavar="PATH",
-    help="A root of the new side (repeatable; with --old, instead of OLD NEW).",
-)
-@namespace_option
+@click.option("--old", multiple=True, type=click.Path(), metavar="PATH", help="A root of the old side (repeatable).")
+@click.option("--new", multiple=True, type=click.Path(), metavar="PATH", help="A root of the new side (repeatable).")
 @output_option(
     list(DIFF_FORMATS),
     "text",
@@ -356,30 +200,10 @@ def _searched_isvcs(result: Any, roots: list[str]) -> set[str]:
     hidden=True,
     help="Old name of -o/--output, kept as an alias.",
 )
-@model_metadata_option
-@controller_config_option
-@search_path_option
-@with_report_options
-@strict_option
+@settings_options("diff")
 @guard
 def diff(
-    paths: tuple[str, ...],
-    git_ref: str | None,
-    old_tree: tuple[str, ...],
-    new_tree: tuple[str, ...],
-    namespace: str,
-    output: str,
-    legacy_format: str | None,
-    model_metadata: str | None,
-    controller_config: str | None,
-    search_path: tuple[str, ...],
-    report_format: tuple[str, ...],
-    report_file: str | None,
-    max_errors: int | None,
-    verbose: int,
-    max_file_size: int,
-    strict: bool = False,
-    validate: str = "strict",
+    paths: tuple[str, ...], git_ref: str | None, legacy_format: str | None, settings: Settings, **roots: Any
 ) -> None:
     """Which runtimes' merged specs change between OLD and NEW, and which InferenceServices roll out.
 
@@ -399,52 +223,15 @@ def diff(
     import tempfile
 
     from omerender.lifecycle.diff import changed, compare
-    from omerender.lifecycle.gitref import GitError, paths_at
-    from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import BuildOptions, build
+    from omerender.lifecycle.sides import two_sides
 
-    def options(lock_file: str) -> BuildOptions:
-        return build_options(
-            namespace=namespace,
-            max_file_size=max_file_size,
-            validate=validate,
-            strict=strict,
-            lock_file=lock_file,
-            model_metadata=model_metadata,
-            controller_config=controller_config,
-        )
-
+    given = two_sides(paths, roots["old"], roots["new"], git_ref)
     with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
-        if git_ref is not None and (old_tree or new_tree):
-            raise click.UsageError("--against compares PATHS with GIT_REF: it takes no --old or --new")
-        if git_ref is not None:
-            if not paths:
-                raise click.UsageError("--against GIT_REF needs the paths to compare")
-            try:
-                extracted = paths_at(list(paths), git_ref, scratch)
-            except GitError as exc:
-                click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
-                sys.exit(EXIT_USAGE)
-            (old_paths, old_roots), (new_paths, new_roots) = (
-                _sides(list(paths), search_path, extracted),
-                _sides(list(paths), search_path, None),
-            )
-            old_lock, new_lock = default_path(extracted), default_path(list(paths))
-        else:
-            old_given, new_given = _two_sides(paths, old_tree, new_tree)
-            (old_paths, old_roots), (new_paths, new_roots) = (
-                _sides(old_given, search_path, None),
-                _sides(new_given, search_path, None),
-            )
-            old_lock, new_lock = default_path(old_given), default_path(new_given)
-        old, new = build(old_paths, options(old_lock), stdin), build(new_paths, options(new_lock), stdin)
-        hidden = _searched_isvcs(old, old_roots) | _searched_isvcs(new, new_roots)
-        diagnostics = _relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
+        old, new, hidden, diagnostics = _sides_built(given, git_ref, settings, scratch)
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
-    sides = subjects_of(new) if git_ref else lambda: [*subjects_of(old)(), *subjects_of(new)()]
-    report(shown, report_format, report_file, max_errors, verbose, sides)
+    report_settings(shown, settings, *((new,) if git_ref else (old, new)))
     comparison = compare(old, new, hidden)
-    fmt = legacy_format or output
+    fmt = legacy_format or settings.output or "text"
     if fmt == "markdown":  # with the picture of the affected subtree, which needs the new build
         from omerender.forest.blast import picture
         from omerender.output.diff_view import format_markdown

@@ -1,87 +1,62 @@
 """Settings of the Argo CD Config Management Plugin, from the environment Argo CD gives ``generate``.
 
-Pure: the CLI passes ``os.environ`` in; nothing here reads the environment itself. Sources, later
-ones winning: defaults, ``ARGOCD_ENV_OMERENDER_*`` (the Application's ``plugin.env``, which Argo CD
-prefixes with ``ARGOCD_ENV_``), then ``ARGOCD_APP_PARAMETERS`` (the Application's
-``plugin.parameters`` as JSON). Argo CD does not send the defaults announced in plugin.yaml, so
-the defaults below must match them. ``KUBE_VERSION`` and ``ARGOCD_APP_NAMESPACE`` come from Argo
-CD's build environment.
+Pure: the CLI passes ``os.environ`` in; nothing here reads the environment itself. The parameters are the
+settings registry's Argo CD route (``omerender.settings``), by the same stems as the command-line options.
+Layers, later ones winning: the plugin's defaults (and ``ARGOCD_APP_NAMESPACE``, ``KUBE_VERSION`` from Argo
+CD's build environment), the ``.omerender.yaml`` file, ``ARGOCD_ENV_OMERENDER_*`` (the Application's
+``plugin.env``), then ``ARGOCD_APP_PARAMETERS`` (the Application's ``plugin.parameters`` as JSON). Argo CD
+does not send the defaults announced in plugin.yaml, so ``DEFAULTS`` must match them.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
-from omerender.errors import UsageError
-from omerender.names import clip, is_dns_label
 from omerender.output.emit import INPUTS, PASSTHROUGH, kinds_problem
+from omerender.settings import BY_STEM, Kind, Layer, Origin, Route, Settings, SettingsError, coerce, for_route
 
 ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
 PARAMETERS = "ARGOCD_APP_PARAMETERS"
+SOURCE_PATH = "ARGOCD_APP_SOURCE_PATH"
 DEFAULT_EMIT = (INPUTS, PASSTHROUGH)
 DEFAULT_MAX_ERRORS = 20
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off", ""}
+ALIASES = {"search-paths": "search-path"}  # the parameter's earlier name, still read
+ALLOW_EMPTY = "allow-empty"  # the plugin's own: --no-fail-empty and no --fail-empty-input
 
 
-class SettingsError(UsageError):
-    """A parameter or variable that cannot be used; the message names it."""
+def defaults(env: Mapping[str, str]) -> Settings:
+    """What the plugin renders with when nothing is set: inputs and passthrough, at most 20 diagnostics,
+    fail rather than print nothing, the Application's namespace and the cluster's Kubernetes version."""
+    return Settings(
+        emit=DEFAULT_EMIT,
+        max_errors=DEFAULT_MAX_ERRORS,
+        fail_empty=True,
+        fail_empty_input=True,
+        namespace=env.get("ARGOCD_APP_NAMESPACE") or "default",
+        kube_version=env.get("KUBE_VERSION") or None,
+    )
 
 
-@dataclass(frozen=True)
-class Settings:
-    emit: tuple[str, ...] = DEFAULT_EMIT
-    search_paths: tuple[str, ...] = ()
-    namespace: str = "default"
-    allow_empty: bool = False
-    max_errors: int = DEFAULT_MAX_ERRORS
-    kube_version: str | None = None
-
-
-def _split(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in text.replace("\n", ",").split(",") if part.strip())
-
-
-def _boolean(name: str, text: str) -> bool:
-    if text.strip().lower() in _TRUE:
-        return True
-    if text.strip().lower() in _FALSE:
-        return False
-    raise SettingsError(f"{name}: expected true or false, got {text!r}")
-
-
-def _count(name: str, text: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise SettingsError(f"{name}: expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise SettingsError(f"{name}: expected a number >= 0, got {value}")
-    return value
-
-
-def _apply(settings: Settings, name: str, where: str, value: str | tuple[str, ...]) -> Settings:
-    """``settings`` with parameter ``name`` (``emit``, ``search-paths``, ...) set from ``value``."""
+def _typed(name: str, where: str, value: str | tuple[str, ...]) -> dict[str, Any]:
+    """``{stem: value}`` for parameter ``name`` (``emit``, ``search-path``, ...) given as ``value``."""
     label = f"{where} {name}"
-    items = value if isinstance(value, tuple) else _split(value)
-    text = value if isinstance(value, str) else ",".join(value)
-    if name == "emit":
-        problem = kinds_problem(items) or ("" if items else "at least one value is needed")
+    stem = ALIASES.get(name, name)
+    if stem == ALLOW_EMPTY:
+        allowed = coerce(BY_STEM["fail-empty"], value if isinstance(value, str) else ",".join(value), label)
+        return {"fail-empty": not allowed, "fail-empty-input": not allowed}
+    if stem not in {s.stem for s in for_route(Route.ARGOCD)}:
+        known = sorted([*(s.stem for s in for_route(Route.ARGOCD)), ALLOW_EMPTY])
+        raise SettingsError(f"{label}: unknown parameter; known: {', '.join(known)}")
+    if isinstance(value, str) and not value.strip() and BY_STEM[stem].kind in (Kind.TEXT, Kind.PATH, Kind.CHOICE):
+        return {}  # an empty text parameter keeps the default (the Application's namespace, the cluster's version)
+    typed = coerce(BY_STEM[stem], value, label)
+    if stem == "emit":
+        problem = kinds_problem(typed) or ("" if typed else "at least one value is needed")
         if problem:
             raise SettingsError(f"{label}: {problem}")
-        return replace(settings, emit=tuple(dict.fromkeys(items)))
-    if name == "search-paths":
-        return replace(settings, search_paths=items)
-    if name == "namespace":
-        return replace(settings, namespace=text.strip()) if text.strip() else settings
-    if name == "allow-empty":
-        return replace(settings, allow_empty=_boolean(label, text))
-    if name == "max-errors":
-        return replace(settings, max_errors=_count(label, text))
-    raise SettingsError(f"{label}: unknown parameter; known: emit, search-paths, namespace, allow-empty, max-errors")
+    return {stem: typed}
 
 
 def _parameters(raw: str) -> list[tuple[str, str | tuple[str, ...]]]:
@@ -107,18 +82,14 @@ def _parameters(raw: str) -> list[tuple[str, str | tuple[str, ...]]]:
     return found
 
 
-def settings_from_env(env: Mapping[str, str]) -> Settings:
-    """The plugin's settings from Argo CD's environment; raises SettingsError naming a bad value."""
-    settings = Settings(
-        namespace=env.get("ARGOCD_APP_NAMESPACE") or "default", kube_version=env.get("KUBE_VERSION") or None
-    )
+def layers(env: Mapping[str, str]) -> list[Layer]:
+    """The plugin env (``ARGOCD_ENV_OMERENDER_*``), then the parameters; raises SettingsError naming a bad one."""
+    from_env: dict[str, Any] = {}
     for key in sorted(env):
         if key.startswith(ENV_PREFIX):
-            name = key[len(ENV_PREFIX) :].lower().replace("_", "-")
-            settings = _apply(settings, name, "plugin env", env[key])
+            from_env.update(_typed(key[len(ENV_PREFIX) :].lower().replace("_", "-"), "plugin env", env[key]))
+    given: dict[str, Any] = {}
     if env.get(PARAMETERS, "").strip():
         for name, value in _parameters(env[PARAMETERS]):
-            settings = _apply(settings, name, "parameter", value)
-    if not is_dns_label(settings.namespace):
-        raise SettingsError(f"namespace {clip(settings.namespace)!r} is not a DNS-1123 label")
-    return settings
+            given.update(_typed(name, "parameter", value))
+    return [Layer(Origin.ENV, from_env), Layer(Origin.PARAMETER, given)]

@@ -6,9 +6,11 @@ their ``internal.config.kubernetes.io/path|index`` annotations (the legacy
 ``kpt fn eval``, so the default emits the inputs, the passthrough objects (Kptfile included) and
 the rendered objects; rendered objects get a path under ``outputDir``.
 
-functionConfig: a ConfigMap (``data``) or any object with a ``spec``; keys ``emit`` (list or
-comma-separated), ``namespace``, ``paths`` (files or folders read from disk as well: a kustomize
-generator receives no items) and ``outputDir``.
+functionConfig: a ConfigMap (``data``) or any object with a ``spec``; its keys are the settings registry's
+KRM route, the camelCase of each stem (``emit``, ``namespace``, ``searchPath``, ``modelMetadata``, ``lockFile``,
+``controllerConfig``, ``kubeVersion``, ``validate``, ``maxErrors``, ``failEmptyInput``), plus ``paths`` (files
+or folders read from disk as well: a kustomize generator receives no items) and ``outputDir``. The package's
+``.omerender.yaml`` is read too, under the functionConfig.
 """
 
 from __future__ import annotations
@@ -24,9 +26,8 @@ from omerender.diagnostics import ERROR, INFO, Diagnostic
 from omerender.errors import UsageError
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
-from omerender.load.obj import Obj
-from omerender.load.reader import LoadOptions
-from omerender.names import clip, is_dns_label
+from omerender.load.reader import LoadOptions, load
+from omerender.names import clip
 from omerender.output.emit import (
     INPUTS,
     PASSTHROUGH,
@@ -37,7 +38,8 @@ from omerender.output.emit import (
     output_path,
     select,
 )
-from omerender.pipeline import BuildOptions, build_objects
+from omerender.pipeline import build_objects, options_from
+from omerender.settings import Layer, Origin, Route, Settings, SettingsError, coerce, for_route, resolve
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"
@@ -55,12 +57,8 @@ class KrmError(UsageError):
     """The ResourceList or functionConfig cannot be used."""
 
 
-@dataclass(frozen=True)
-class KrmConfig:
-    emit: tuple[str, ...] = (PASSTHROUGH, INPUTS, RENDERED)
-    namespace: str = "default"
-    paths: tuple[str, ...] = ()
-    output_dir: str = "rendered"
+DEFAULT_EMIT = (PASSTHROUGH, INPUTS, RENDERED)
+DEFAULT_OUTPUT_DIR = "rendered"
 
 
 @dataclass(frozen=True)
@@ -70,7 +68,8 @@ class _Item:
     index: int | None
 
 
-CONFIG_KEYS = frozenset({"emit", "paths", "namespace", "outputDir", "output-dir"})
+KRM_ONLY = {"paths": "paths", "outputDir": "output-dir", "output-dir": "output-dir"}
+CONFIG_KEYS = frozenset({*(spec.krm_key for spec in for_route(Route.KRM)), *KRM_ONLY})
 
 
 def _listed(value: Any, name: str) -> tuple[str, ...]:
@@ -79,6 +78,15 @@ def _listed(value: Any, name: str) -> tuple[str, ...]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
     raise KrmError(f"functionConfig {name}: expected a list of strings or a comma-separated string")
+
+
+def _values(function_config: Any) -> dict[str, Any]:
+    if function_config is None:
+        return {}
+    if not isinstance(function_config, dict):
+        raise KrmError("functionConfig must be an object")
+    values = function_config.get("data") if function_config.get("kind") == "ConfigMap" else function_config.get("spec")
+    return values if isinstance(values, dict) else {}
 
 
 def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: Budget) -> Any:
@@ -101,34 +109,51 @@ def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: 
     return first
 
 
-def parse_config(function_config: Any) -> KrmConfig:
-    if function_config is None:
-        return KrmConfig()
-    if not isinstance(function_config, dict):
-        raise KrmError("functionConfig must be an object")
-    values = function_config.get("data") if function_config.get("kind") == "ConfigMap" else function_config.get("spec")
-    values = values if isinstance(values, dict) else {}
+def defaults() -> Settings:
+    """What the function renders with when nothing is set: the inputs, passthrough and rendered objects."""
+    return Settings(emit=DEFAULT_EMIT, output_dir=DEFAULT_OUTPUT_DIR)
+
+
+def _output_dir(given: str) -> str:
+    output_dir = given.strip("/")
+    if given.startswith("/") or any(part in ("", ".", "..") for part in output_dir.split("/")):
+        raise KrmError(
+            f"functionConfig outputDir {clip(given)!r} must be a relative folder inside the package (no '..', "
+            "not absolute)"
+        )
+    return output_dir
+
+
+def layer(function_config: Any) -> Layer:
+    """The functionConfig's settings, by the camelCase of each stem (``modelMetadata``), plus ``paths`` and
+    ``outputDir``; raises KrmError for an unknown key or a bad value."""
+    values = _values(function_config)
     unknown = sorted(set(values) - CONFIG_KEYS)
     if unknown:
         raise KrmError(
             f"functionConfig: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(CONFIG_KEYS))}"
         )
-    config = KrmConfig()
-    emit = _listed(values["emit"], "emit") if "emit" in values else config.emit
-    problem = kinds_problem(emit) or ("" if emit else "emit needs at least one value")
+    by_key = {spec.krm_key: spec for spec in for_route(Route.KRM)}
+    found: dict[str, Any] = {}
+    for key, value in values.items():
+        if key == "paths":
+            found["paths"] = _listed(value, "paths")
+        elif key in KRM_ONLY:
+            found["output-dir"] = _output_dir(str(value or DEFAULT_OUTPUT_DIR))
+        elif value is not None and value != "":
+            found[by_key[key].stem] = coerce(by_key[key], value, f"functionConfig {key}")
+    problem = kinds_problem(found.get("emit", DEFAULT_EMIT)) or ("" if found.get("emit", 1) else "emit needs a value")
     if problem:
         raise KrmError(f"functionConfig: {problem}")
-    paths = _listed(values["paths"], "paths") if "paths" in values else ()
-    namespace = str(values.get("namespace") or config.namespace)
-    if not is_dns_label(namespace):
-        raise KrmError(f"functionConfig namespace {clip(namespace)!r} is not a DNS-1123 label")
-    given = str(values.get("outputDir") or values.get("output-dir") or config.output_dir)
-    output_dir = given.strip("/")
-    if given.startswith("/") or any(part in ("", ".", "..") for part in output_dir.split("/")):
-        raise KrmError(
-            f"functionConfig outputDir {clip(given)!r} must be a relative folder inside the package (no '..', not absolute)"
-        )
-    return KrmConfig(tuple(dict.fromkeys(emit)), namespace, paths, output_dir)
+    return Layer(Origin.FUNCTION_CONFIG, found)
+
+
+def parse_config(function_config: Any) -> Settings:
+    """The function's settings from its functionConfig alone (no settings file)."""
+    try:
+        return resolve([layer(function_config)], defaults())
+    except SettingsError as exc:
+        raise KrmError(str(exc)) from None
 
 
 def _annotations(item: dict[str, Any]) -> dict[str, Any]:
@@ -201,8 +226,8 @@ def _result(diagnostic: Diagnostic, items: dict[str, _Item]) -> dict[str, Any]:
 
 def process(
     resource_list: Any,
-    config: KrmConfig,
-    extra: tuple[list[Obj], list[Diagnostic]] = ([], []),
+    config: Settings,
+    budget: Budget | None = None,
     place_rendered: bool = True,
     reported: list[Diagnostic] | None = None,
 ) -> tuple[dict[str, Any], bool]:
@@ -225,9 +250,11 @@ def process(
         items[key] = _Item(item if isinstance(item, dict) else {}, path, index)
         documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
     objects, problems = objects_from_documents(documents, LoadOptions(namespace=config.namespace))
-    result = build_objects(
-        objects + extra[0], problems + extra[1], BuildOptions(namespace=config.namespace), list(config.paths)
-    )
+    options = options_from(config, kube_version=config.kube_version)
+    given = LoadOptions(namespace=config.namespace, budget=budget)
+    loaded_paths = load(list(config.paths), given) if config.paths else None
+    extra = (loaded_paths.objects, loaded_paths.diagnostics) if loaded_paths else ([], [])
+    result = build_objects(objects + extra[0], problems + extra[1], options, list(config.paths))
     result.diagnostics = cluster_selects(result.diagnostics, tuple(config.emit))
     selection = select(
         result,
@@ -239,7 +266,7 @@ def process(
         out_items.extend(raw_items[n] for n, key in enumerate(items) if key not in loaded)
     for source, body in selection.pairs:
         if source is None:
-            out_items.append(_placed(body, config.output_dir) if place_rendered else body)
+            out_items.append(_placed(body, config.output_dir or "") if place_rendered else body)
         elif body is source.body:
             out_items.append(items[source.path].item)
         else:

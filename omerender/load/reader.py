@@ -33,7 +33,7 @@ class LoadOptions:
     namespace: str = "default"
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     budget: Budget | None = None  # the run's; one is made from max_file_bytes when None
-    settings_files: frozenset[str] = frozenset()  # real paths of files given as settings: never read as manifests
+    skip: frozenset[str] = frozenset()  # resolved paths of settings files (metadata, lock): never manifests
 
     def run_budget(self) -> Budget:
         if self.budget is None:
@@ -59,12 +59,6 @@ def _symlink_outside(path: Path) -> Diagnostic:
 
 def _within(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
-
-
-def settings_files(*given: str | None) -> frozenset[str]:
-    """The real paths of files given as settings (--model-metadata, --controller-config, --lock-file), which
-    ``discover`` leaves out: a settings file inside an input folder is not a manifest (it has no kind)."""
-    return frozenset(os.path.realpath(p) for p in given if p and p != STDIN and os.path.isfile(p))
 
 
 def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
@@ -242,7 +236,9 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
 def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"") -> LoadResult:
     """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
     result = LoadResult()
-    files, problems = discover(paths, options.settings_files)
+    files, problems = discover(paths)
+    if options.skip:
+        files = [f for f in files if f == STDIN or os.path.realpath(f) not in options.skip]
     result.diagnostics.extend(problems)
     budget = options.run_budget()
     texts: list[tuple[str, str]] = []

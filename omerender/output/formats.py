@@ -10,7 +10,7 @@ formatters so the CLI can read the names at start-up.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,24 @@ BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
     "json": lambda objects: dump_json(v1_list(objects)),
     "name": _names,
 }
+
+
+def _yaml_documents(objects: list[Any]) -> Iterator[str]:
+    from omerender.load.yamlwrite import Writer
+
+    return Writer().documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time
+
+
+def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
+    def pieces(objects: list[Any]) -> Iterator[str]:
+        yield BUILD_FORMATS[format_name](objects)
+
+    return pieces
+
+
+BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str]]] = {name: _whole(name) for name in BUILD_FORMATS}
+BUILD_PIECES["yaml"] = _yaml_documents
+"""The same formats as pieces, so a large stream can be printed as it is produced."""
 
 
 # -- status ---------------------------------------------------------------------------------

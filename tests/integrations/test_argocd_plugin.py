@@ -14,7 +14,8 @@ import pytest
 import yaml
 from gitops_helpers import FIXTURE, REPO, Proc, by_identity, env_with_omerender, need, objects, run
 
-from omerender.gitops.argocd import DEFAULT_EMIT, DEFAULT_MAX_ERRORS, Settings, SettingsError, settings_from_env
+from omerender.gitops.argocd import DEFAULT_EMIT, DEFAULT_MAX_ERRORS, defaults, layers
+from omerender.settings import SettingsError, resolve
 
 ARGOCD = REPO / "integrations" / "argocd"
 PLUGIN = ARGOCD / "plugin.yaml"
@@ -134,8 +135,8 @@ def test_announced_defaults_are_the_ones_omerender_applies() -> None:
     assert tuple(static["emit"]["array"]) == DEFAULT_EMIT
     assert static["max-errors"]["string"] == str(DEFAULT_MAX_ERRORS)
     assert static["allow-empty"]["string"] == "false"
-    assert static["search-paths"]["array"] == []
-    assert settings_from_env({}) == Settings()
+    assert static["search-path"]["array"] == []
+    assert resolve(layers({}), defaults({})) == defaults({})
 
 
 def _app(tmp_path: Path) -> Path:
@@ -156,6 +157,7 @@ def _generate(app: Path, env: dict[str, str] | None = None) -> Proc:
         "ARGOCD_APP_NAME": "llama",
         "ARGOCD_APP_NAMESPACE": "llama-demo",
         "ARGOCD_APP_REVISION": "0123abc",
+        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
         "KUBE_VERSION": "1.30.1",
     }
     return run(["sh", "-c", shlex.join(argv)], cwd=app, env=env_with_omerender({**build_env, **(env or {})}))
@@ -285,7 +287,16 @@ def test_settings_from_env() -> None:
             [{"name": "search-paths", "array": ["../a", "../b"]}, {"name": "allow-empty", "string": "yes"}]
         ),
     }
-    assert settings_from_env(env) == Settings(("rendered", "passthrough"), ("../a", "../b"), "ns", True, 5, "1.31.0")
+    got = resolve(layers(env), defaults(env))
+    assert (got.emit, got.search_path, got.namespace, got.max_errors, got.kube_version) == (
+        ("rendered", "passthrough"),
+        ("../a", "../b"),
+        "ns",
+        5,
+        "1.31.0",
+    )
+    assert not got.fail_empty and not got.fail_empty_input  # allow-empty
+    assert got.origin("emit") == "env" and got.origin("search-path") == "parameter"
     for bad in (
         '{"name": "emit"}',
         "[{]",
@@ -293,7 +304,7 @@ def test_settings_from_env() -> None:
         '[{"name": "allow-empty", "string": "maybe"}]',
     ):
         with pytest.raises(SettingsError):
-            settings_from_env({"ARGOCD_APP_PARAMETERS": bad})
+            layers({"ARGOCD_APP_PARAMETERS": bad})
 
 
 def test_repo_server_patch_adds_the_sidecar(tmp_path: Path) -> None:

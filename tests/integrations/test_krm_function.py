@@ -22,7 +22,7 @@ from gitops_helpers import (
     without_tool_annotations,
 )
 
-from omerender.gitops.krm import KrmConfig, KrmError, parse_config, process
+from omerender.gitops.krm import KrmError, parse_config, process
 
 PLUGIN_HOME = REPO / "integrations" / "kustomize" / "plugin"
 OME_KINDS = {"ClusterServingRuntime", "ServingRuntime", "InferenceService", "BaseModel", "ClusterBaseModel"}
@@ -160,13 +160,13 @@ def test_items_omerender_cannot_read_are_reported_and_kept() -> None:
         "kind": "ResourceList",
         "items": [{"metadata": {"name": "x", "annotations": {"internal.config.kubernetes.io/path": "odd.yaml"}}}],
     }
-    out, failed = process(listing, KrmConfig())
+    out, failed = process(listing, parse_config(None))
     assert failed
     assert out["items"] == listing["items"]
     assert out["results"][0]["file"] == {"path": "odd.yaml"}  # no index annotation: none invented
     assert "has no kind" in out["results"][0]["message"]
     with pytest.raises(KrmError):
-        process({"kind": "List"}, KrmConfig())
+        process({"kind": "List"}, parse_config(None))
     with pytest.raises(KrmError):
         parse_config({"kind": "ConfigMap", "data": {"emit": "inputs,flattened"}})
 

@@ -11,7 +11,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "omerender"
 SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.errors", "omerender.ome"}
-SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.catalogue"}  # the last two: data
+SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.settings"}
 STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
 STAGES += ("factor", "gitops", "cli")
 
@@ -51,7 +51,18 @@ def _stage(module: str) -> int | None:
 
 def test_top_level_holds_only_shared_modules_and_the_pipeline() -> None:
     top = {p.stem for p in PACKAGE.glob("*.py")}
-    assert top == {"__init__", "__main__", "diagnostics", "codes", "errors", "ome", "data", "names", "pipeline"}
+    assert top == {
+        "__init__",
+        "__main__",
+        "diagnostics",
+        "codes",
+        "errors",
+        "ome",
+        "data",
+        "names",
+        "pipeline",
+        "settings",
+    }
     assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} >= set(STAGES) - {"pipeline"}
 
 

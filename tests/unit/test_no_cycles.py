@@ -10,14 +10,14 @@ import gc
 from collections import Counter
 from pathlib import Path
 
-from omerender.cli.common import build_options
-from omerender.pipeline import build
+from omerender.pipeline import build, options_from
+from omerender.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_build_leaves_no_cycles_behind() -> None:
-    options = build_options(namespace="default", max_file_size=8 << 20, validate="strict", strict=False)
+    options = options_from(Settings(max_file_size=8 << 20))
     gc.unfreeze()  # earlier tests' builds froze their own objects: start from nothing left over
     gc.collect()
     result = build([str(ROOT / "fixtures")], options)

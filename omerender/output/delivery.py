@@ -1,0 +1,113 @@
+"""Where ``build``'s objects go, and the verdict: stdout, ``--output-dir`` written, compared (``--check``) or
+regenerated (``--fail-on-change``). Returns what to say and whether it failed; the CLI prints it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from omerender.settings import Settings
+
+if TYPE_CHECKING:
+    from omerender.output.emit import Selection
+
+KUSTOMIZATION = "kustomization.yaml"
+MAX_DIFF_LINES = 200
+"""``--check`` shows at most this many lines of unified diff; the rest are counted."""
+MAX_LISTED = 20
+"""At most this many changed files are named; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a delivery says on stderr (``message``, empty when all is well) and whether the run fails."""
+
+    failed: bool = False
+    message: str = ""
+
+
+def usage_problem(settings: Settings, output: str | None) -> str | None:
+    """A combination of the delivery settings that cannot work (a usage error), or None."""
+    from omerender.output.emit import kinds_problem
+
+    problem = kinds_problem(settings.emit)
+    if problem:
+        return problem
+    if settings.output_dir and output not in (None, "yaml"):
+        return f"--output-dir writes one YAML file per object; -o {output} is for stdout: choose one"
+    if settings.kustomization and not settings.output_dir:
+        return "--kustomization needs --output-dir"
+    if settings.fail_on_change and not settings.output_dir:
+        return "--fail-on-change needs --output-dir"
+    if settings.check and settings.fail_on_change:
+        return "--check never writes; --fail-on-change writes: choose one"
+    return None
+
+
+def emitted(result: Any, settings: Settings) -> Selection:
+    """The objects to print; their diagnostics (Flux substitution, output paths) join ``result.diagnostics``."""
+    from omerender.diagnostics import INFO, WARNING, sorted_unique
+    from omerender.output.clashes import files_for
+    from omerender.output.emit import EmitOptions, rendered_sources, select, under
+    from omerender.pipeline import collector_paused
+
+    in_search_path = under(list(settings.search_path))
+    with collector_paused():  # one object per rendered one, and no cycles
+        selection = select(
+            result,
+            EmitOptions(
+                kinds=tuple(dict.fromkeys(settings.emit)) or ("rendered",),
+                owned=lambda obj: not in_search_path(obj),
+                renders=lambda obj: not in_search_path(obj),
+                flux_substitute_disabled=settings.flux_substitute_disabled,
+                substitution_severity=WARNING if settings.kustomization else INFO,
+            ),
+        )
+    if settings.output_dir:
+        selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
+        selection.diagnostics.extend(problems)
+    result.diagnostics = sorted_unique(result.diagnostics + selection.diagnostics)
+    return selection
+
+
+def empty_problem(selection: Selection, result: Any, settings: Settings) -> str | None:
+    """With ``--fail-empty``: why an empty selection fails (an empty manifest would prune), else None."""
+    if not settings.fail_empty or selection.pairs:
+        return None
+    ome = sum(1 for _ in result.universe.all_runtimes()) + len(result.universe.isvcs)
+    held = f"the inputs hold {ome} OME runtimes and InferenceServices but " if ome else ""
+    return (
+        f"{held}nothing was emitted (--emit {','.join(settings.emit)}); an empty manifest would make "
+        "Argo CD prune the application (allow it with --no-fail-empty, or the allow-empty parameter)"
+    )
+
+
+def _listed(head: str, changed: list[str]) -> str:
+    lines = [f"omerender: {head}", *(f"  {rel}" for rel in changed[:MAX_LISTED])]
+    if len(changed) > MAX_LISTED:
+        lines.append(f"  ... and {len(changed) - MAX_LISTED} more")
+    return "\n".join(lines) + "\n"
+
+
+def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
+    """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
+    from omerender.load.yamlio import dump_one
+    from omerender.output.emit import kustomization
+    from omerender.output.outdir import changed_files, unified_diff
+    from omerender.output.writer import write_dir
+
+    folder = settings.output_dir or ""
+    files = {rel: dump_one(body) for rel, body in selection.files.items()}
+    if settings.kustomization:
+        files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
+    changed = changed_files(folder, files) if settings.check or settings.fail_on_change else []
+    if not settings.check:
+        write_dir(folder, files)
+    if not changed:
+        return Verdict()
+    if not settings.check:
+        head = f"{folder} was regenerated: {len(changed)} file(s) changed; review and commit them"
+        return Verdict(True, _listed(head, changed))
+    shown = unified_diff(folder, files, changed, MAX_DIFF_LINES)
+    head = f"{folder} is out of date: {len(changed)} file(s) differ; to regenerate it, run:\n  {regenerate}"
+    return Verdict(True, _listed(head, changed) + shown)

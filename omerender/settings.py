@@ -1,0 +1,507 @@
+"""Every build setting, once: its name stem, type, default, help, commands and routes, and the one value object.
+
+The command line, the Argo CD plugin (parameters and ``ARGOCD_ENV_OMERENDER_*``), the ``OMERENDER_*``
+environment, the KRM functionConfig and the ``.omerender.yaml`` settings file all name a setting by the same
+stem (``model-metadata``; camelCase ``modelMetadata`` in KRM). Each route gives a ``Layer`` of values; ``resolve``
+stacks them (later layers win) into one frozen ``Settings`` that records where each value came from, so that
+``-v`` can say it. Pure: no click, no environment, no files; imports only the shared modules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from omerender.errors import UsageError
+from omerender.names import clip, is_dns_label
+
+DEFAULT_KUBE_VERSION = "1.37"  # = verify.kube_schema.DEFAULT_KUBE_VERSION (tests/integrations/test_startup.py)
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024  # = load.bounded.DEFAULT_MAX_FILE_BYTES
+EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # = output.emit.KINDS, kept here for --help
+VALIDATE_MODES = ("strict", "warn", "ignore")
+REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS
+ENV_PREFIX = "OMERENDER_"
+ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
+SETTINGS_FILE = ".omerender.yaml"
+
+
+class Kind(StrEnum):
+    """How a setting's value is read from text (an environment variable, a parameter, a file)."""
+
+    TEXT = "text"
+    PATH = "path"
+    PATHS = "paths"
+    CHOICE = "choice"
+    CHOICES = "choices"
+    COUNT = "count"  # a whole number >= 0, or unset
+    SIZE = "size"  # a whole number >= 1
+    FLAG = "flag"
+    VERBOSITY = "verbosity"
+    REPORTS = "reports"  # repeatable FMT[=FILE]
+
+
+class Origin(StrEnum):
+    """Where a value came from, weakest first."""
+
+    DEFAULT = "default"
+    FILE = "file"
+    ENV = "env"
+    CLI = "cli"
+    PARAMETER = "parameter"  # an Argo CD plugin parameter: as strong as a command-line option
+    FUNCTION_CONFIG = "functionConfig"  # a KRM function's functionConfig: likewise
+
+
+class Route(StrEnum):
+    """The ways in besides the command line."""
+
+    ARGOCD = "argocd"  # a plugin parameter and an ARGOCD_ENV_OMERENDER_* variable
+    KRM = "krm"  # a functionConfig key
+    FILE = "file"  # a key of .omerender.yaml, and an OMERENDER_* variable
+
+
+class SettingsError(UsageError):
+    """A value that cannot be used; the message names the setting and where it was given."""
+
+
+BUILD = ("build",)
+BUILDERS = ("build", "status", "effective", "lock", "diff", "tree", "graph", "factor")
+EVERY = frozenset(Route)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One setting: its stem, how it reads, its default and help, the commands and routes that take it."""
+
+    stem: str
+    kind: Kind
+    default: Any
+    help: str
+    commands: tuple[str, ...] = BUILDERS
+    routes: frozenset[Route] = frozenset()
+    choices: tuple[str, ...] = ()
+    short: str | None = None
+    metavar: str | None = None
+    help_for: Mapping[str, str] = field(default_factory=dict)  # another help text for one command
+
+    @property
+    def name(self) -> str:
+        """The attribute of ``Settings`` (and the click parameter) that holds the value."""
+        return self.stem.replace("-", "_")
+
+    @property
+    def krm_key(self) -> str:
+        head, *rest = self.stem.split("-")
+        return head + "".join(part.capitalize() for part in rest)
+
+    @property
+    def env_name(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    @property
+    def argocd_env_name(self) -> str:
+        return ARGOCD_ENV_PREFIX + self.name.upper()
+
+
+SETTINGS: tuple[Spec, ...] = (
+    Spec(
+        stem="namespace",
+        kind=Kind.TEXT,
+        default="default",
+        help="Namespace for namespaced objects that do not set one.",
+        short="-n",
+        routes=EVERY,
+    ),
+    Spec(
+        stem="search-path",
+        kind=Kind.PATHS,
+        default=(),
+        help="Also read PATH (a file or folder), only to resolve parents and models: "
+        "nothing found there is emitted, locked or compared (repeatable).",
+        routes=EVERY,
+        commands=("build", "status", "effective", "lock", "diff", "tree", "graph"),
+    ),
+    Spec(
+        stem="model-metadata",
+        kind=Kind.PATH,
+        default=None,
+        help="YAML file of model-agent fields (modelFormat, modelFramework, "
+        "modelArchitecture, quantization, modelParameterSize) for models that lack them, or one shipped by "
+        "name (ome:v0.1.5: OME's catalogue); see README.",
+        routes=EVERY,
+    ),
+    Spec(
+        stem="controller-config",
+        kind=Kind.PATH,
+        default=None,
+        help="A file holding OME's inferenceservice-config ConfigMap (namespace "
+        "ome) [default: the one in PATHS, else the values OME ships]; see README.",
+        routes=EVERY,
+    ),
+    Spec(
+        stem="lock-file",
+        kind=Kind.PATH,
+        default=None,
+        help="The lock file [default: omerender.lock in the first PATH directory].",
+        routes=EVERY,
+        commands=("build", "status", "effective", "lock", "tree", "graph", "factor"),
+    ),
+    Spec(
+        stem="validate",
+        kind=Kind.CHOICE,
+        default="strict",
+        help="Field validation of OME inputs, as kubectl's: unknown fields are "
+        "errors (strict), warnings (warn) or dropped silently (ignore).",
+        choices=VALIDATE_MODES,
+        routes=EVERY,
+    ),
+    Spec(
+        stem="kube-version",
+        kind=Kind.TEXT,
+        default=DEFAULT_KUBE_VERSION,
+        help="Check rendered objects against this Kubernetes release's "
+        "schemas: 1.29, v1.29, 1.29+, v1.31.1+k3s1, 1.30.2-eks-abc; an older release than any installed uses the "
+        "oldest, a newer one the newest; 'none' skips the check.",
+        routes=EVERY,
+        commands=("build", "status", "factor"),
+    ),
+    Spec(
+        stem="emit",
+        kind=Kind.CHOICES,
+        default=("rendered",),
+        help="What to print (repeatable): rendered objects, flattened runtimes, "
+        "passthrough (non-OME) objects, inputs (OME objects as given).",
+        choices=EMIT_KINDS,
+        routes=EVERY,
+        commands=BUILD,
+    ),
+    Spec(
+        stem="max-errors",
+        kind=Kind.COUNT,
+        default=None,
+        help="Print at most N diagnostics, then how many were left out [default: all].",
+        routes=EVERY,
+    ),
+    Spec(
+        stem="fail-empty-input",
+        kind=Kind.FLAG,
+        default=False,
+        help="An input PATH that holds no OME object is an error, not a warning "
+        "(the pre-commit hooks and argocd-generate turn this on).",
+        routes=EVERY,
+        commands=BUILD,
+    ),
+    Spec(
+        stem="max-file-size",
+        kind=Kind.SIZE,
+        default=DEFAULT_MAX_FILE_BYTES,
+        help="Refuse input files larger than this many bytes.",
+        routes=frozenset({Route.FILE}),
+    ),
+    Spec(
+        stem="report-format",
+        kind=Kind.REPORTS,
+        default=(),
+        help=f"How diagnostics are reported: {', '.join(REPORT_FORMATS)} (junit: a test report, one case per "
+        "runtime and InferenceService; gitlab: Code Quality JSON). Repeatable: FMT=FILE writes that report to "
+        "FILE; the one FMT without a file goes to --report-file, else stderr.  [default: text]",
+        metavar="FMT[=FILE]",
+        routes=frozenset({Route.FILE}),
+    ),
+    Spec(
+        stem="report-file",
+        kind=Kind.PATH,
+        default=None,
+        help="Write the report of the --report-format without =FILE here instead of stderr.",
+    ),
+    Spec(
+        stem="verbose",
+        kind=Kind.VERBOSITY,
+        default=0,
+        help="Also report informational notes (e.g. why a runtime was selected).",
+        short="-v",
+    ),
+    Spec(
+        stem="output-dir",
+        kind=Kind.PATH,
+        default=None,
+        help="Write one YAML file per object into DIR (written atomically) instead of printing to stdout.",
+        commands=("build", "factor"),
+        metavar="DIR",
+        help_for={"factor": "Write the factored tree into DIR (atomically)."},
+    ),
+    Spec(
+        stem="check",
+        kind=Kind.FLAG,
+        default=False,
+        help="Write nothing: validate only, or with --output-dir exit 1 (showing a capped "
+        "diff) when DIR is out of date.",
+        commands=("build", "lock"),
+        help_for={"lock": "Write nothing; exit 1 when the lock file is not up to date."},
+    ),
+    Spec(
+        stem="fail-on-change",
+        kind=Kind.FLAG,
+        default=False,
+        help="With --output-dir: write DIR, then exit 1 if that changed it (pre-commit's fixer convention).",
+        commands=BUILD,
+    ),
+    Spec(
+        stem="kustomization",
+        kind=Kind.FLAG,
+        default=False,
+        help="With --output-dir: also write a kustomization.yaml listing the files (for kustomize and Flux).",
+        commands=BUILD,
+        routes=frozenset({Route.FILE}),
+    ),
+    Spec(
+        stem="flux-substitute-disabled",
+        kind=Kind.FLAG,
+        default=False,
+        help="Annotate OME-derived objects with kustomize.toolkit.fluxcd.io/substitute: disabled.",
+        commands=BUILD,
+        routes=frozenset({Route.FILE}),
+    ),
+    Spec(
+        stem="fail-empty",
+        kind=Kind.FLAG,
+        default=False,
+        help="Exit 1 when nothing would be emitted (argocd-generate turns this on).",
+        commands=BUILD,
+    ),
+    Spec(
+        stem="keep-last-good",
+        kind=Kind.FLAG,
+        default=False,
+        help="Render InferenceServices whose runtime chain is broken from their locked snapshot, with a warning each.",
+        commands=("build", "lock"),
+        help_for={
+            "lock": "Keep the locked snapshot of InferenceServices whose runtime chain is broken instead of refusing."
+        },
+    ),
+    Spec(
+        stem="status-file",
+        kind=Kind.PATH,
+        default=None,
+        help="Also write runtime status as a v1 List (.json for JSON, else YAML).",
+        commands=BUILD,
+    ),
+    Spec(
+        stem="allow-output-in-input",
+        kind=Kind.FLAG,
+        default=False,
+        help="Allow --output-dir or --status-file inside (or holding) an input path.",
+        commands=BUILD,
+    ),
+)
+BY_STEM = {spec.stem: spec for spec in SETTINGS}
+RENDERING = tuple(s.stem for s in SETTINGS if Route.ARGOCD in s.routes)
+"""The settings that change what is rendered or checked: every route takes each of them."""
+PATH_KINDS = (Kind.PATH, Kind.PATHS)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One run's settings, whichever route gave them; ``origins`` says where each came from."""
+
+    namespace: str = "default"
+    search_path: tuple[str, ...] = ()
+    model_metadata: str | None = None
+    controller_config: str | None = None
+    lock_file: str | None = None
+    validate: str = "strict"
+    kube_version: str | None = DEFAULT_KUBE_VERSION
+    emit: tuple[str, ...] = ("rendered",)
+    max_errors: int | None = None
+    fail_empty_input: bool = False
+    max_file_size: int = DEFAULT_MAX_FILE_BYTES
+    report_format: tuple[str, ...] = ()  # FMT[=FILE] each; report_targets reads them
+    report_file: str | None = None
+    verbose: int = 0
+    output_dir: str | None = None
+    check: bool = False
+    fail_on_change: bool = False
+    kustomization: bool = False
+    flux_substitute_disabled: bool = False
+    fail_empty: bool = False
+    keep_last_good: bool = False
+    status_file: str | None = None
+    allow_output_in_input: bool = False
+    output: str | None = None  # -o: each command declares its own formats
+    paths: tuple[str, ...] = ()  # the KRM function's ``paths``: inputs read from disk as well as its items
+    config: str | None = None  # the settings file read, if any
+    origins: Mapping[str, Origin] = field(default_factory=dict, compare=False)
+
+    def origin(self, stem: str) -> Origin:
+        return self.origins.get(stem, Origin.DEFAULT)
+
+    def provenance(self) -> list[str]:
+        """One line per setting that is not its default: ``stem = value (origin)``, for ``-v``."""
+        lines = []
+        for spec in SETTINGS:
+            where = self.origin(spec.stem)
+            if where is not Origin.DEFAULT:
+                lines.append(f"{spec.stem} = {_shown(getattr(self, spec.name))} ({where})")
+        return lines
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(value) or "(none)"
+    return clip(str(value))
+
+
+@dataclass(frozen=True)
+class Layer:
+    """The values one route gives, keyed by stem, already typed."""
+
+    origin: Origin
+    values: Mapping[str, Any]
+
+
+def resolve(layers: Iterable[Layer], base: Settings | None = None) -> Settings:
+    """``base`` (the defaults) with each layer's values over it, later layers winning."""
+    values: dict[str, Any] = {}
+    origins: dict[str, Origin] = dict(base.origins) if base else {}
+    for layer in layers:
+        for stem, value in layer.values.items():
+            values[BY_STEM[stem].name if stem in BY_STEM else stem] = value
+            origins[stem] = layer.origin
+    settings = dataclasses.replace(base or Settings(), **values, origins=origins)
+    if not is_dns_label(settings.namespace):
+        where = settings.origin("namespace")
+        raise SettingsError(f"namespace {clip(settings.namespace)!r} ({where}) is not a DNS-1123 label")
+    return settings
+
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off", ""}
+
+
+def _items(value: Any, label: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.replace("\n", ",").split(",") if part.strip())
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise SettingsError(f"{label}: expected a list of strings or a comma-separated string")
+
+
+def _number(value: Any, label: str, least: int) -> int:
+    if isinstance(value, bool):
+        raise SettingsError(f"{label}: expected a whole number, got {value!r}")
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise SettingsError(f"{label}: expected a whole number, got {clip(str(value))!r}") from None
+    if number < least:
+        raise SettingsError(f"{label}: expected a number >= {least}, got {number}")
+    return number
+
+
+def _flag(value: Any, label: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise SettingsError(f"{label}: expected true or false, got {clip(str(value))!r}")
+
+
+def report_targets(values: Iterable[str]) -> list[tuple[str, str | None]]:
+    """``FMT[=FILE]`` values as (format, file or None): known formats, each file named once, at most one
+    format without a file (it goes to --report-file, else stderr; ``text`` when none is given)."""
+    targets: list[tuple[str, str | None]] = []
+    files: set[str] = set()
+    for value in values:
+        fmt, sep, file = value.partition("=")
+        if fmt not in REPORT_FORMATS:
+            raise SettingsError(f"report-format: {clip(fmt)!r} is not one of {', '.join(REPORT_FORMATS)}")
+        if sep and not file:
+            raise SettingsError(f"report-format: {clip(value)!r}: FMT=FILE needs a file after '='")
+        if sep and file in files:
+            raise SettingsError(f"report-format: {clip(file)!r} is named twice")
+        files.add(file)
+        targets.append((fmt, file if sep else None))
+    if sum(file is None for _, file in targets) > 1:
+        raise SettingsError("report-format: give at most one FMT without =FILE (it goes to --report-file, else stderr)")
+    return targets
+
+
+def coerce(spec: Spec, value: Any, label: str) -> Any:
+    """``value`` (text from a variable or parameter, or a YAML scalar or list) as ``spec`` holds it."""
+    if spec.kind is Kind.REPORTS:
+        items = _items(value, label)
+        report_targets(items)
+        return items
+    if spec.kind in (Kind.PATHS, Kind.CHOICES):
+        items = _items(value, label)
+        bad = [item for item in items if spec.choices and item not in spec.choices]
+        if bad:
+            raise SettingsError(f"{label}: unknown value {clip(bad[0])!r}; expected one of {', '.join(spec.choices)}")
+        return tuple(dict.fromkeys(items)) if spec.kind is Kind.CHOICES else items
+    if spec.kind is Kind.FLAG:
+        return _flag(value, label)
+    if spec.kind in (Kind.COUNT, Kind.VERBOSITY, Kind.SIZE):
+        return _number(value, label, 1 if spec.kind is Kind.SIZE else 0)
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise SettingsError(f"{label}: expected a string, got {clip(repr(value))}")
+    text = str(value).strip()
+    if spec.stem == "namespace" and text and not is_dns_label(text):
+        raise SettingsError(f"{label}: {clip(text)!r} is not a DNS-1123 label")
+    if spec.kind is Kind.CHOICE and text not in spec.choices:
+        raise SettingsError(f"{label}: unknown value {clip(text)!r}; expected one of {', '.join(spec.choices)}")
+    return text or spec.default
+
+
+def for_route(route: Route) -> tuple[Spec, ...]:
+    return tuple(spec for spec in SETTINGS if route in spec.routes)
+
+
+def for_command(command: str) -> tuple[Spec, ...]:
+    return tuple(spec for spec in SETTINGS if command in spec.commands)
+
+
+def from_env(env: Mapping[str, str]) -> Layer:
+    """The ``OMERENDER_*`` variables of the settings that take them (the file's route); others are ignored."""
+    found = {s.stem: coerce(s, env[s.env_name], s.env_name) for s in for_route(Route.FILE) if s.env_name in env}
+    return Layer(Origin.ENV, found)
+
+
+def stems_problem(given: Iterable[str], route: Route, aliases: Iterable[str] = ()) -> str | None:
+    """Which of ``given`` the route does not know, with the list it does, or None."""
+    known = {s.stem for s in for_route(route)} | set(aliases)
+    unknown = sorted(set(given) - known)
+    if not unknown:
+        return None
+    return f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+
+
+def _json_type(spec: Spec) -> dict[str, Any]:
+    text: dict[str, Any] = {"type": "string", "enum": list(spec.choices)} if spec.choices else {"type": "string"}
+    if spec.kind in (Kind.PATHS, Kind.CHOICES, Kind.REPORTS):
+        return {"anyOf": [{"type": "array", "items": text}, {"type": "string"}]}
+    if spec.kind is Kind.FLAG:
+        return {"type": "boolean"}
+    if spec.kind in (Kind.COUNT, Kind.SIZE):
+        return {"type": "integer", "minimum": 1 if spec.kind is Kind.SIZE else 0}
+    return text
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON schema of ``.omerender.yaml`` (schemas/omerender-settings.schema.json), made from the registry."""
+    properties = {
+        spec.stem: {**_json_type(spec), "description": spec.help, **({"default": list(spec.default)}
+                    if isinstance(spec.default, tuple) else {} if spec.default is None else {"default": spec.default})}
+        for spec in for_route(Route.FILE)
+    }  # fmt: skip
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://omerender.io/schemas/omerender-settings.schema.json",
+        "title": "omerender settings file (.omerender.yaml)",
+        "description": "Keys are the long option names; paths are relative to the file.",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": properties,
+    }

@@ -1,0 +1,130 @@
+"""Every route takes what build takes: model metadata by option, Argo CD parameter, KRM key and the
+repository's .omerender.yaml; paths given to the plugin or the function stay inside the repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from gitops_helpers import FIXTURE, Proc, env_with_omerender, objects, omerender, run
+
+META = """models:
+  llama-3-2-3b-instruct:
+    modelFormat: {name: safetensors, version: "1.0.0"}
+    modelFramework: {name: transformers, version: "4.45.0.dev0"}
+    modelArchitecture: LlamaForCausalLM
+    modelParameterSize: 3B
+"""
+NEEDS_METADATA = "model format name is required"
+OUTSIDE = "stay inside the repository"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository whose InferenceService relies on auto-selection with a model the agent has not filled in."""
+    root = tmp_path / "repo"
+    app = root / "apps" / "llama"
+    app.mkdir(parents=True)
+    (root / ".git").mkdir()
+    flat = omerender("build", str(FIXTURE), "--emit", "flattened")
+    assert flat.code == 0, flat
+    runtime = next(d for d in objects(flat.out) if d["kind"] == "ServingRuntime")
+    for entry in runtime["spec"]["supportedModelFormats"]:
+        entry["autoSelect"] = True
+    (app / "runtime.yaml").write_text(yaml.safe_dump(runtime))
+    model = yaml.safe_load((FIXTURE / "model.yaml").read_text())
+    for key in ("modelFormat", "modelFramework", "modelArchitecture", "modelParameterSize"):
+        del model["spec"][key]
+    (app / "model.yaml").write_text(yaml.safe_dump(model))
+    isvc = yaml.safe_load((FIXTURE / "isvc.yaml").read_text())
+    del isvc["spec"]["runtime"]
+    (app / "isvc.yaml").write_text(yaml.safe_dump(isvc))
+    (root / "ci").mkdir()
+    (root / "ci" / "meta.yaml").write_text(META)
+    return root
+
+
+def _generate(app: Path, **parameters: object) -> Proc:
+    entries = [
+        {"name": k.replace("_", "-"), ("array" if isinstance(v, list) else "string"): v} for k, v in parameters.items()
+    ]
+    env = {
+        "ARGOCD_APP_NAMESPACE": "llama-demo",
+        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
+        "KUBE_VERSION": "1.30.1",
+        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *entries]),
+    }
+    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(env))
+
+
+def _deployments(proc: Proc) -> list[str]:
+    return [d["metadata"]["name"] for d in objects(proc.out) if d["kind"] == "Deployment"]
+
+
+def test_argocd_renders_with_the_model_metadata_parameter(repo: Path) -> None:
+    app = repo / "apps" / "llama"
+    without = _generate(app)
+    assert without.code == 1 and without.out == "" and NEEDS_METADATA in without.err, without
+    done = _generate(app, model_metadata="../../ci/meta.yaml")
+    assert done.code == 0, done
+    assert _deployments(done) == ["llama-3-2-3b-instruct-engine"]
+
+
+@pytest.mark.parametrize("where", ["/etc", "../../..", "../../../repo-b/platform"])
+def test_argocd_refuses_paths_out_of_the_repository(repo: Path, where: str) -> None:
+    for parameters in ({"search_path": [where]}, {"model_metadata": where}, {"search_paths": [where]}):
+        proc = _generate(repo / "apps" / "llama", **parameters)
+        assert proc.code == 1 and proc.out == "" and OUTSIDE in proc.err, proc
+    proc = _generate(repo / "apps" / "llama", search_path=["../../ci"])  # inside: read
+    assert proc.code == 1 and OUTSIDE not in proc.err and NEEDS_METADATA in proc.err, proc
+
+
+def test_the_settings_file_serves_build_and_argocd_and_a_flag_wins(repo: Path) -> None:
+    (repo / ".omerender.yaml").write_text("model-metadata: ci/meta.yaml\n")
+    built = omerender("build", ".", cwd=repo)
+    assert built.code == 0, built
+    assert _deployments(built) == ["llama-3-2-3b-instruct-engine"]
+    generated = _generate(repo / "apps" / "llama")
+    assert generated.code == 0 and objects(generated.out) == objects(built.out), generated
+    (repo / "ci" / "wrong.yaml").write_text(META.replace("LlamaForCausalLM", "MistralForCausalLM"))
+    overridden = omerender("build", ".", "--model-metadata", "ci/wrong.yaml", cwd=repo)
+    assert overridden.code == 1 and "MistralForCausalLM" in overridden.err, overridden
+    by_env = omerender("build", ".", cwd=repo, env=env_with_omerender({"OMERENDER_MODEL_METADATA": "ci/wrong.yaml"}))
+    assert by_env.code == 1 and "MistralForCausalLM" in by_env.err, by_env
+    told = omerender("build", ".", "-v", cwd=repo)
+    assert "omerender: setting model-metadata = ci/meta.yaml (file)" in told.err, told
+
+
+def test_an_unknown_key_in_the_settings_file_is_a_located_error(repo: Path) -> None:
+    (repo / ".omerender.yaml").write_text("model-metadata: ci/meta.yaml\nmodel-metdata: x\n")
+    proc = omerender("build", ".", cwd=repo)
+    assert proc.code == 1 and proc.out == "", proc
+    assert proc.err.startswith(".omerender.yaml:2:1: error: [settings] unknown setting 'model-metdata'"), proc
+
+
+def test_an_absolute_path_in_the_settings_file_is_refused_by_argocd(repo: Path) -> None:
+    (repo / ".omerender.yaml").write_text(f"model-metadata: {repo / 'ci' / 'meta.yaml'}\n")
+    assert omerender("build", ".", cwd=repo).code == 0  # on the command line the user's own path is fine
+    proc = _generate(repo / "apps" / "llama")
+    assert proc.code == 1 and OUTSIDE in proc.err, proc
+
+
+def _krm(repo: Path, spec: dict[str, object]) -> Proc:
+    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
+    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
+    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
+
+
+def test_krm_takes_model_metadata_and_the_settings_file(repo: Path) -> None:
+    spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"]}
+    assert NEEDS_METADATA in _krm(repo, spec).err
+    done = _krm(repo, {**spec, "modelMetadata": "ci/meta.yaml"})
+    assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
+    (repo / ".omerender.yaml").write_text("model-metadata: ci/meta.yaml\n")
+    from_file = _krm(repo, spec)
+    assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file
+    for outside in ({"paths": ["../.."]}, {"modelMetadata": "/etc/hostname"}, {"searchPath": ["../x"]}):
+        proc = _krm(repo, {**spec, **outside})
+        assert proc.code == 1 and OUTSIDE in proc.err, proc
