@@ -263,7 +263,8 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
     for r in results:
         om, fl, cf = r.cpu("omerender"), r.cpu("floor"), r.cpu("c_floor")
         lines.append(
-            f"  scale {r.scale}: omerender {om:.2f}s, floor {fl:.2f}s ({om / fl:.2f}x), C floor {cf:.2f}s ({om / cf:.2f}x)"
+            f"  scale {r.scale}: omerender {om:.2f}s, floor {fl:.2f}s ({om / fl:.2f}x), C floor {cf:.2f}s "
+            f"({om / cf:.2f}x)"
         )
     lines.append(f"python -c pass: {startup:.3f}s (best of {repeat}; included in both columns)")
     lines.extend(f"warning: {w}" for w in warnings)

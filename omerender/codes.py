@@ -135,7 +135,8 @@ UNKNOWN_FIELD = _code(
 INVALID_NAME = _code(
     "invalid-name",
     ERROR,
-    "a name Kubernetes refuses: not a DNS label or subdomain, or an env var name that is not printable ASCII without '='",
+    "a name Kubernetes refuses: not a DNS label or subdomain, or an env var name that is not printable ASCII without "
+    "'='",
     "Kubernetes",
 )
 REPLICAS_OVERRIDDEN = _code(
@@ -334,7 +335,8 @@ FACTOR_PROOF = _code(
 FACTOR_AUTO_SELECT = _code(
     "factor-auto-select",
     ERROR,
-    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by auto-selection",
+    "turning auto-selected runtimes into children would take away the runtime an InferenceService gets by "
+    "auto-selection",
     "spec: When the merged spec applies",
 )
 

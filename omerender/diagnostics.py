@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -55,7 +56,7 @@ def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(set(diagnostics), key=sort_key)
 
 
-def has_errors(diagnostics: list[Diagnostic]) -> bool:
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity == ERROR for d in diagnostics)
 
 

@@ -69,7 +69,10 @@ def namespaced_model_label(namespace: str, model: str) -> str:
     else:
         ns_room = len(namespace) if len(namespace) <= minimum else minimum
     model_room = room - ns_room
-    return f"{MODEL_LABEL_DOMAIN}/{truncate_with_hash(namespace, ns_room)}.basemodel.{truncate_with_hash(model, model_room)}"
+    return (
+        f"{MODEL_LABEL_DOMAIN}/{truncate_with_hash(namespace, ns_room)}"
+        f".basemodel.{truncate_with_hash(model, model_room)}"
+    )
 
 
 def model_config_map_name(isvc: str) -> str:

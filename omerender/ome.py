@@ -6,7 +6,6 @@ stage import it, so it imports nothing of omerender's.
 
 from __future__ import annotations
 
-API_GROUP = "ome.io"
 API_VERSION = "ome.io/v1beta1"
 
 # Kinds omerender reads, and which of them are namespaced.
@@ -24,7 +23,6 @@ MODEL_KINDS = (CLUSTER_BASE_MODEL, BASE_MODEL)
 # (minReplicas, maxReplicas) defaults for it (pkg/webhook/admission/isvc defaulter).
 COMPONENTS = ("engine", "decoder", "router")
 CONFIG_FIELD = {"engine": "engineConfig", "decoder": "decoderConfig", "router": "routerConfig"}
-CONFIG_FIELDS = tuple(CONFIG_FIELD.values())
 REPLICA_DEFAULTS = {"engine": (1, 3), "decoder": (1, 3), "router": (1, 2)}
 
 # Annotations.
@@ -34,7 +32,6 @@ RUNTIME_PROFILE = "ome.io/runtime-profile"
 DEPLOYMENT_MODE = "ome.io/deploymentMode"
 ACCELERATOR_CLASS = "ome.io/accelerator-class"
 AUTOSCALER_CLASS = "ome.io/autoscalerClass"
-INGRESS_DISABLE_CREATION = "ome.io/ingress-disable-creation"
 
 # The inheritance chain (spec: "Limits" and "Conditions").
 MAX_CHAIN_DEPTH = 5

@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES, ValidationMode
 from omerender.errors import UsageError
 from omerender.names import clip, is_dns_label
 
-DEFAULT_KUBE_VERSION = "1.37"  # = verify.kube_schema.DEFAULT_KUBE_VERSION (tests/integrations/test_startup.py)
-DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024  # = load.bounded.DEFAULT_MAX_FILE_BYTES
 EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # = output.emit.KINDS, kept here for --help
-VALIDATE_MODES = ("strict", "warn", "ignore")
+VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
 REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"

@@ -27,7 +27,8 @@ def _inherit_from(obj: Obj) -> Diagnostic | None:
     if obj.kind not in RUNTIME_KINDS:
         return obj.diag(
             WARNING,
-            f"{INHERIT_FROM} on {obj.kind} {obj.name} does nothing: only ServingRuntimes and ClusterServingRuntimes inherit",
+            f"{INHERIT_FROM} on {obj.kind} {obj.name} does nothing: only ServingRuntimes and ClusterServingRuntimes "
+            "inherit",
             *where,
             code=codes.INHERIT_FROM_IGNORED,
         )
@@ -56,7 +57,8 @@ def _cluster_namespace(obj: Obj) -> Diagnostic | None:
     )
 
 
-def check(objects: Iterable[Obj]) -> list[Diagnostic]:
+def metadata_problems(objects: Iterable[Obj]) -> list[Diagnostic]:
+    """Warnings and errors about metadata OME or the API server ignores or refuses (see the module)."""
     found: list[Diagnostic] = []
     for obj in objects:
         if obj.is_ome:

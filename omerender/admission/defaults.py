@@ -156,7 +156,8 @@ def replica_override_warnings(
                 continue
             message = (
                 f"runtime {runtime.name} sets {component}Config.{key}: {config[key]}, but OME's admission webhook "
-                f"defaults spec.{component}.{key} of InferenceService {isvc.name} to {default} first, which overrides it; "
+                f"defaults spec.{component}.{key} of InferenceService {isvc.name} to {default} first, which overrides "
+                "it; "
                 "set it on the InferenceService"
             )
             setter = next((r for r in reversed(chain) if key in (r.spec.get(f"{component}Config") or {})), None)

@@ -16,7 +16,10 @@ from typing import Any
 from omerender.data import copy
 
 DEPRECATION = "ome.io/deprecation-warning"
-DEPRECATION_TEXT = "The Predictor field is deprecated and will be removed in a future release. Please use Engine and Model fields instead."
+DEPRECATION_TEXT = (
+    "The Predictor field is deprecated and will be removed in a future release. Please use Engine and Model fields "
+    "instead."
+)
 # PredictorSpec keys that have no EngineSpec counterpart: the JSON round trip drops them.
 _NOT_ENGINE = frozenset({"model", "workerSpec"})
 # isPredictorUsed in the webhook (inference_service_defaults.go:142-167).

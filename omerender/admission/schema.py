@@ -178,7 +178,7 @@ def _stored(obj: dict[str, Any]) -> dict[str, Any]:
     return instance
 
 
-def check(obj: Any) -> list[SchemaIssue]:
+def crd_schema_issues(obj: Any) -> list[SchemaIssue]:
     """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
     if not isinstance(obj, dict):
         return []

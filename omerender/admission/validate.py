@@ -21,7 +21,8 @@ from typing import Any
 import yaml
 
 from omerender import codes
-from omerender.admission.schema import SchemaIssue, check
+from omerender.admission.schema import SchemaIssue, crd_schema_issues
+from omerender.constants import ValidationMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.names import LABEL_RULE, SUBDOMAIN_RULE, clip, is_dns_label, is_dns_subdomain
@@ -95,13 +96,13 @@ def name_problems(obj: Obj) -> list[Diagnostic]:
     return problems
 
 
-def check_inputs(objects: Iterable[Obj], *, mode: str = "strict") -> InputCheck:
+def check_inputs(objects: Iterable[Obj], *, mode: ValidationMode = ValidationMode.STRICT) -> InputCheck:
     """Validate every OME object; returns the objects the API server would store, and the findings.
 
     ``mode`` is kubectl's field validation: an unknown field is an error (``strict``), a warning
     (``warn``) or dropped without a word (``ignore``).
     """
-    strict = mode == "strict"
+    strict = mode == ValidationMode.STRICT
     kept: list[Obj] = []
     diagnostics: list[Diagnostic] = []
     rejected: dict[tuple[str, str, str], Diagnostic] = {}
@@ -109,9 +110,11 @@ def check_inputs(objects: Iterable[Obj], *, mode: str = "strict") -> InputCheck:
         if not obj.is_ome:
             kept.append(obj)
             continue
-        issues = check(obj.body)
+        issues = crd_schema_issues(obj.body)
         found = [
-            issue_diagnostic(obj, issue, strict) for issue in issues if mode != "ignore" or not issue.unknown_field
+            issue_diagnostic(obj, issue, strict)
+            for issue in issues
+            if mode != ValidationMode.IGNORE or not issue.unknown_field
         ] + name_problems(obj)
         diagnostics.extend(found)
         errors = [d for d in found if d.severity == ERROR and d.code != UNKNOWN_FIELD]

@@ -2,6 +2,8 @@
 
 Exit codes: 0 success (warnings allowed), 1 findings, 2 usage error, 3 internal error.
 Each command family lives in its own module; this one only makes the group and registers them.
+
+May import: every stage.
 """
 
 from __future__ import annotations

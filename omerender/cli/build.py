@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +23,9 @@ from omerender.errors import EXIT_FINDINGS
 from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 from omerender.settings import Settings
 
+if TYPE_CHECKING:
+    from omerender.result import BuildResult
+
 
 def _refuse_overlaps(paths: tuple[str, ...], settings: Settings) -> None:
     if not settings.allow_output_in_input:
@@ -31,7 +34,7 @@ def _refuse_overlaps(paths: tuple[str, ...], settings: Settings) -> None:
         refuse_output_in_input([*paths, *settings.search_path], outputs)
 
 
-def _write_status(result: Any, path: str) -> None:
+def _write_status(result: BuildResult, path: str) -> None:
     from omerender.lifecycle.lock import last_chains
     from omerender.load.yamlio import dump_one
     from omerender.output.formats import dump_json
@@ -68,6 +71,7 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     """Build PATHS with ``settings`` (``kube``: the Kubernetes version resolved), report, and deliver: what
     ``build`` and ``argocd-generate`` share."""
     from omerender.cli.output import deliver
+    from omerender.diagnostics import has_errors, sorted_unique
     from omerender.output.delivery import emitted
     from omerender.pipeline import build as run_build
     from omerender.pipeline import options_from
@@ -84,8 +88,9 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
     selection = emitted(result, settings)
     keep_to_exit(selection)
-    report_settings(result.diagnostics, settings, result)
-    if result.failed:
+    findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
+    report_settings(findings, settings, result)
+    if has_errors(findings):
         sys.exit(EXIT_FINDINGS)
     if settings.status_file:
         _write_status(result, settings.status_file)

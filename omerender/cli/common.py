@@ -7,14 +7,20 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from omerender import __version__
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.diagnostics import one_line
 from omerender.errors import EXIT_FINDINGS, OmerenderError
-from omerender.settings import DEFAULT_KUBE_VERSION, Settings
+from omerender.settings import Settings
+
+if TYPE_CHECKING:
+    from omerender.diagnostics import Diagnostic
+    from omerender.output.ci_reports import Subject
+    from omerender.result import BuildResult
 
 EXIT_INTERNAL = 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
 F = TypeVar("F", bound=Callable[..., Any])
@@ -130,12 +136,12 @@ stdin.bounded = True  # type: ignore[attr-defined]
 
 
 def report(
-    diagnostics: list[Any],
+    diagnostics: list[Diagnostic],
     formats: tuple[str, ...],
     report_file: str | None,
     max_errors: int | None,
     verbose: int,
-    subjects: Callable[[], Sequence[Any]] = tuple,
+    subjects: Callable[[], Sequence[Subject]] = tuple,
 ) -> None:
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
     or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` is asked for."""
@@ -160,10 +166,10 @@ def report(
             click.echo(text, err=True, nl=False)
 
 
-def subjects_of(*results: Any) -> Callable[[], Sequence[Any]]:
+def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
     """The runtimes and InferenceServices of ``results`` for the junit report, read only if it is asked for."""
 
-    def read() -> Sequence[Any]:
+    def read() -> Sequence[Subject]:
         from omerender.output.ci_reports import subjects_of as read_subjects
 
         return [subject for result in results for subject in read_subjects(result)]
@@ -171,7 +177,7 @@ def subjects_of(*results: Any) -> Callable[[], Sequence[Any]]:
     return read
 
 
-def report_settings(diagnostics: list[Any], settings: Settings, *results: Any) -> None:
+def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: BuildResult) -> None:
     """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists."""
     report(
         diagnostics,
@@ -203,7 +209,8 @@ def resolve_kube_version(given: str | None, label: str = "--kube-version") -> st
     installed = available_versions()
     if not installed and given == DEFAULT_KUBE_VERSION:
         click.echo(
-            "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against Kubernetes schemas",
+            "omerender: warning: kubernetes-validate is not installed, so rendered objects are not checked against "
+            "Kubernetes schemas",
             err=True,
         )
         return None

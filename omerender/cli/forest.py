@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,12 +16,16 @@ from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
 from omerender.output.formats import GRAPH_FORMATS
 from omerender.settings import Settings
 
+if TYPE_CHECKING:
+    from omerender.forest.model import Forest
+
 DOT_TIMEOUT_SECONDS = 300
 view_options = [
     click.option(
         "--runtime",
         metavar="RUNTIME",
-        help="Only this runtime's subtree: NAME (a ServingRuntime in -n, else a ClusterServingRuntime) or NAMESPACE/NAME.",
+        help="Only this runtime's subtree: NAME (a ServingRuntime in -n, else a ClusterServingRuntime) or "
+        "NAMESPACE/NAME.",
     ),
     click.option("--isvc", metavar="ISVC", help="Only this InferenceService's chain: NAME (in -n) or NAMESPACE/NAME."),
     click.option("--collapse-isvcs", is_flag=True, help="Show each runtime's InferenceServices as one count."),
@@ -41,7 +45,7 @@ def with_view_options(fn: F) -> F:
 
 def _forest(
     paths: tuple[str, ...], settings: Settings, view: tuple[str | None, str | None, bool, bool]
-) -> tuple[Any, bool]:
+) -> tuple[Forest, bool]:
     """Build (without the Kubernetes schema check: the forest's shape does not depend on it), report the
     diagnostics, and return the forest to show and whether anything is broken."""
     from omerender.forest.model import forest

@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from omerender.cli.common import STDOUT_HINT, OutputFormat, guard, output_option, paths_argument, report_settings, stdin
 from omerender.cli.options import settings_options
+from omerender.constants import SyncMode
 from omerender.errors import EXIT_FINDINGS, EXIT_TREE_BROKEN, EXIT_USAGE
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 from omerender.settings import Settings
+
+if TYPE_CHECKING:
+    from omerender.diagnostics import Diagnostic
+    from omerender.lifecycle.settle import Effective
+    from omerender.result import BuildResult
 
 
 def _isvc_key(name: str, namespace: str) -> str:
     return name if "/" in name else f"{namespace}/{name}"
 
 
-def _not_found(isvc: str, record: Any, result: Any, paths: tuple[str, ...], namespace: str) -> None:
+def _not_found(
+    isvc: str, record: Effective | None, result: BuildResult, paths: tuple[str, ...], namespace: str
+) -> NoReturn:
     """Say the InferenceService is not there (or only on a --search-path), hint its namespace, exit 1."""
     elsewhere = [] if "/" in isvc else sorted(n for n, name in result.universe.isvcs if name == isvc and n != namespace)
     if record is not None:
@@ -55,12 +63,13 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
     """Show the runtime InferenceService ISVC uses: kind, name, revision, pinned or following, drift.
 
     ISVC is NAME (in the -n namespace) or NAMESPACE/NAME. Exit 1 when it is not found or no
-    revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin, fields the
-    InferenceService sets on its components are listed under the runtime config they override.
+    revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin,
+    fields the InferenceService sets on its components are listed under the runtime config they override.
     """
     from omerender.diagnostics import ERROR, sorted_unique
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.sides import CONFIG_CODES, concerning, holder
+    from omerender.lifecycle.sides import CONFIG_CODES, concerning
+    from omerender.paths import holder
     from omerender.pipeline import build, options_from
 
     options = options_from(settings, lock_file=settings.lock_file or default_path(list(paths)))
@@ -94,15 +103,15 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
         sys.exit(EXIT_FINDINGS)
 
 
-def _check_roll_forward(keys: tuple[str, ...], records: dict[str, Any]) -> None:
+def _check_roll_forward(keys: tuple[str, ...], records: dict[str, Effective]) -> None:
     for key in keys:
         if key not in records:
             raise click.UsageError(f"--roll-forward {key}: no such InferenceService")
-        if records[key].sync == "revision":
+        if records[key].sync == SyncMode.REVISION:
             raise click.UsageError(
                 f"--roll-forward {key}: it is pinned by spec.runtime.revision; change that field instead"
             )
-        if records[key].sync == "live":
+        if records[key].sync == SyncMode.LIVE:
             click.echo(
                 f"omerender: {key} follows its live runtime (autoSync: true); --roll-forward changes nothing", err=True
             )
@@ -129,14 +138,14 @@ def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings
     file is restored), so that what it runs never changes silently.
     """
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.relock import forgive, recorded, verdict
+    from omerender.lifecycle.relock import recorded, verdict
     from omerender.output.writer import write_file
     from omerender.pipeline import build, options_from
 
     keys = tuple(_isvc_key(name, settings.namespace) for name in roll_forward)
-    options = options_from(settings, lock_file=settings.lock_file or default_path(list(paths)), roll_forward=keys)
+    lock_file = settings.lock_file or default_path(list(paths))
+    options = options_from(settings, lock_file=lock_file, roll_forward=keys, relock=True)  # re-recording fixes some
     result = build([*paths, *settings.search_path], options, stdin)
-    forgive(result)  # re-recording below fixes these
     report_settings(result.diagnostics, settings, result)
     records = recorded(result, list(settings.search_path))
     _check_roll_forward(keys, records)
@@ -155,7 +164,9 @@ def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings
         sys.exit(EXIT_FINDINGS)
 
 
-def _sides_built(given: tuple[list[str], list[str]], git_ref: str | None, settings: Settings, scratch: str) -> Any:
+def _sides_built(
+    given: tuple[list[str], list[str]], git_ref: str | None, settings: Settings, scratch: str
+) -> tuple[BuildResult, BuildResult, set[str], list[Diagnostic]]:
     """Build the old and new side of the diff; the old one's diagnostics named ``GIT_REF:path``."""
     from omerender.lifecycle.gitref import GitError, paths_at
     from omerender.lifecycle.lock import default_path

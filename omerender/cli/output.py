@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,6 +15,7 @@ from omerender.errors import EXIT_FINDINGS
 
 if TYPE_CHECKING:
     from omerender.output.emit import Selection
+    from omerender.result import BuildResult
     from omerender.settings import Settings
 
 CHUNK_CHARS = 1 << 20
@@ -40,7 +41,7 @@ def echo_pieces(pieces: Iterable[str]) -> None:
             click.echo("".join(pending), nl=False)
 
 
-def deliver(selection: Selection, result: Any, settings: Settings, ctx: click.Context) -> None:
+def deliver(selection: Selection, result: BuildResult, settings: Settings, ctx: click.Context) -> None:
     """Print the selection with its ``-o`` format, or write or compare ``--output-dir``; exit 1 on a verdict."""
     from omerender.cli.common import command_line
     from omerender.output.delivery import empty_problem, to_folder

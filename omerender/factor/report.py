@@ -47,7 +47,8 @@ def table(report: dict[str, Any]) -> str:
         out.append(_columns(rows))
     t = report["totals"]
     out.append(
-        f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} {'profile' if t['profiles'] == 1 else 'profiles'}, {t['flat']} left flat, "
+        f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} "
+        f"{'profile' if t['profiles'] == 1 else 'profiles'}, {t['flat']} left flat, "
         f"{t['alreadyInheriting']} already inherit; lines of the runtimes factored {t['linesBefore']} -> "
         f"{t['linesAfter']} with their profiles ({_percent(t['linesAfter'], t['linesBefore'])})\n"
     )

@@ -13,17 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, Diagnostic, sorted_unique
+from omerender.constants import STDIN
+from omerender.diagnostics import ERROR, Diagnostic, has_errors, sorted_unique
 from omerender.factor import extract
 from omerender.factor.plan import Plan, plan, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
+from omerender.load.bounded import Budget, ReadProblem, read_bytes
 from omerender.load.obj import Obj
-from omerender.load.reader import STDIN, LoadOptions, load, to_object
+from omerender.load.reader import load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
-from omerender.pipeline import BuildOptions, BuildResult, build_objects
+from omerender.pipeline import build_objects
 from omerender.resolve.index import runtime_key
+from omerender.result import BuildOptions, BuildResult
 
 HEADER = "Written by `omerender factor`: what the runtimes inheriting from this profile share."
 
@@ -46,12 +49,17 @@ class FactorResult:
 
     @property
     def failed(self) -> bool:
-        return any(d.severity == ERROR for d in self.diagnostics)
+        return has_errors(self.diagnostics)
 
 
-def read_text(path: str) -> str:
-    with open(path, encoding="utf-8", newline="") as fh:
-        return fh.read()
+def read_text(path: str, budget: Budget) -> str:
+    """A file to rewrite, through the bounded reader, as it is on disk: a BOM and CRLF line ends are kept, so
+    only the lines factor changes differ. Raises ``ReadProblem``."""
+    raw = read_bytes(path, budget, "file to rewrite")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReadProblem(f"{path} is no longer valid UTF-8", codes.ENCODING) from None
 
 
 def profiles_folder(paths: list[str], given: str | None) -> Path:
@@ -92,12 +100,12 @@ def _profile_files(p: Plan, folder: Path, existing: set[str]) -> dict[str, str]:
     return out
 
 
-def _objects(texts: dict[str, str], options: LoadOptions) -> tuple[list[Obj], list[Diagnostic]]:
+def _objects(texts: dict[str, str], namespace: str) -> tuple[list[Obj], list[Diagnostic]]:
     objects, problems = [], []
     for path, text in sorted(texts.items()):
         source = Source(path, text)
         for doc in parse_documents(text):
-            obj, problem = to_object(source, doc, options)
+            obj, problem = to_object(source, doc, namespace)
             if problem is not None:
                 problems.append(problem)
             if obj is not None:
@@ -153,7 +161,8 @@ def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diag
                     1,
                     1,
                     ERROR,
-                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in factor, nothing written",
+                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in "
+                    "factor, nothing written",
                     codes.FACTOR_PROOF,
                 )
             )
@@ -166,7 +175,7 @@ def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diag
 
 def _relying_on_selection(result: BuildResult) -> list[tuple[Obj, str]]:
     """InferenceServices that name no runtime, and the runtime OME selects for each."""
-    records = result.lifecycle.records if result.lifecycle is not None else {}
+    records = result.lifecycle.records
     return [
         (record.isvc, runtime_key(record.runtime))
         for _, record in sorted(records.items())
@@ -219,8 +228,9 @@ def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple
 
 
 def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] = lambda: b"") -> FactorResult:
-    load_options = LoadOptions(namespace=options.build.namespace, max_file_bytes=options.build.max_file_bytes)
-    loaded = load(paths, load_options, stdin)
+    namespace, limit = options.build.namespace, options.build.max_file_bytes
+    budget = Budget(max_file_bytes=limit)  # the inputs' (read twice when runtimes are rewritten)
+    loaded = load(paths, namespace, budget, stdin)
     old = build_objects(loaded.objects, loaded.diagnostics, options.build, paths)
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
@@ -249,9 +259,14 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     if lost:
         result.diagnostics = sorted_unique(result.diagnostics + lost)
         return result
-    texts = {path: read_text(path) for path in sorted({c.runtime.path for c in p.children})}
     try:
+        rewrites = Budget(max_file_bytes=limit)
+        texts = {path: read_text(path, rewrites) for path in sorted({c.runtime.path for c in p.children})}
         files, lines = _rewrite(p, texts)
+    except ReadProblem as exc:
+        message = f"factor cannot read a file to rewrite: {exc.message}"
+        result.diagnostics.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
+        return result
     except RewriteError as exc:
         result.diagnostics.append(
             Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", codes.FACTOR_PROOF)
@@ -260,9 +275,9 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files))
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
-        again = load(paths, load_options, stdin)
+        again = load(paths, namespace, budget, stdin)
         kept = [o for o in again.objects if o.path not in files]
-        new_objects, problems = _objects({**files, **profiles}, load_options)
+        new_objects, problems = _objects({**files, **profiles}, namespace)
         new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
         proof = _prove(old, new, converted)
         if proof:

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from omerender.constants import SyncMode
 from omerender.lifecycle.lock import isvc_key
 from omerender.load.obj import Obj
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import SERVING_RUNTIME as SR
-from omerender.resolve.index import runtime_key
+from omerender.resolve.index import Universe, runtime_key
+from omerender.result import BuildResult
 
 __all__ = [
     "COUNT",
@@ -135,7 +136,7 @@ def _runtime_markers(runtime: Obj) -> list[str]:
     return markers
 
 
-def _own_parent(universe: Any, runtime: Obj, name: str) -> Obj | None:
+def _own_parent(universe: Universe, runtime: Obj, name: str) -> Obj | None:
     if runtime.kind == SR:
         found: Obj | None = universe.runtime_named(name, runtime.namespace)
         return found
@@ -172,7 +173,7 @@ def _missing(forest: Forest, namespace: str, name: str, reason: str) -> Node:
     return node
 
 
-def _runtimes(forest: Forest, result: Any) -> dict[str, str]:
+def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
     """Add every runtime and inherit-from link; returns node ids by ``runtime_key``."""
     universe, chains = result.universe, result.chains
     ids: dict[str, str] = {}
@@ -238,9 +239,9 @@ def _cycle_entries(forest: Forest, parents: dict[str, str], on_cycle: set[str]) 
     return entries
 
 
-def _isvcs(forest: Forest, result: Any, runtime_ids: dict[str, str]) -> None:
+def _isvcs(forest: Forest, result: BuildResult, runtime_ids: dict[str, str]) -> None:
     universe = result.universe
-    records = result.lifecycle.records if result.lifecycle is not None else {}
+    records = result.lifecycle.records
     for isvc in universe.isvcs.values():
         key = isvc_key(isvc)
         record = records.get(key)
@@ -253,7 +254,7 @@ def _isvcs(forest: Forest, result: Any, runtime_ids: dict[str, str]) -> None:
         selected = named is None
         if selected:
             node.markers.append("auto-selected")
-        if record is not None and record.sync != "live":
+        if record is not None and record.sync != SyncMode.LIVE:
             node.markers.append("pinned")
         if record is not None and record.drifted:
             node.markers.append("drifted")
@@ -269,7 +270,7 @@ def _isvcs(forest: Forest, result: Any, runtime_ids: dict[str, str]) -> None:
             node.reason = NO_RUNTIME
 
 
-def forest(result: Any) -> Forest:
+def forest(result: BuildResult) -> Forest:
     """The whole forest of a finished build, in a deterministic order whatever the input order."""
     out = Forest()
     _isvcs(out, result, _runtimes(out, result))

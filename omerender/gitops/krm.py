@@ -22,11 +22,11 @@ from typing import Any
 
 import yaml
 
-from omerender.diagnostics import ERROR, INFO, Diagnostic
+from omerender.diagnostics import INFO, Diagnostic, has_errors
 from omerender.errors import UsageError
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
-from omerender.load.reader import LoadOptions, load
+from omerender.load.reader import load
 from omerender.names import clip
 from omerender.output.emit import (
     INPUTS,
@@ -38,7 +38,7 @@ from omerender.output.emit import (
     output_path,
     select,
 )
-from omerender.pipeline import build_objects, options_from
+from omerender.pipeline import build_objects, options_from, settings_files
 from omerender.settings import Layer, Origin, Route, Settings, SettingsError, coerce, for_route, resolve
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
@@ -249,10 +249,10 @@ def process(
         key = key if key not in items else f"{key} (item {n})"
         items[key] = _Item(item if isinstance(item, dict) else {}, path, index)
         documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
-    objects, problems = objects_from_documents(documents, LoadOptions(namespace=config.namespace))
-    options = options_from(config, kube_version=config.kube_version)
-    given = LoadOptions(namespace=config.namespace, budget=budget)
-    loaded_paths = load(list(config.paths), given) if config.paths else None
+    objects, problems = objects_from_documents(documents, config.namespace)
+    options = options_from(config, kube_version=config.kube_version, budget=budget)
+    skip = settings_files(options)
+    loaded_paths = load(list(config.paths), config.namespace, budget, skip=skip) if config.paths else None
     extra = (loaded_paths.objects, loaded_paths.diagnostics) if loaded_paths else ([], [])
     result = build_objects(objects + extra[0], problems + extra[1], options, list(config.paths))
     result.diagnostics = cluster_selects(result.diagnostics, tuple(config.emit))
@@ -285,4 +285,4 @@ def process(
         output["functionConfig"] = resource_list["functionConfig"]
     if diagnostics:
         output["results"] = [_result(d, items) for d in diagnostics]
-    return output, any(d.severity == ERROR for d in diagnostics)
+    return output, has_errors(diagnostics)

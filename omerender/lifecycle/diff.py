@@ -4,8 +4,9 @@
 
 * ``runtimes``: every runtime whose merged spec (its revision) changed, appeared, went away or broke;
 * ``rollouts``: InferenceServices whose rendered objects change, each with its field-level changes
-  (``fielddiff``: keyed lists compared by key; added, removed, changed, reordered) and, for every change, the layer it came from: the runtime in the chain, the
-  InferenceService, or ``(controller)`` for what OME derives itself (model path, labels, defaults);
+  (``fielddiff``: keyed lists compared by key; added, removed, changed, reordered) and, for every change, the
+  layer it came from: the runtime in the chain, the InferenceService, or ``(controller)`` for what OME derives
+  itself (model path, labels, defaults);
 * ``drifting``: pinned InferenceServices (``autoSync: false`` or ``spec.runtime.revision``) whose live
   runtime changed but which keep rendering their snapshot;
 * ``created``, ``deleted`` and ``broken`` (no longer renders: in a cluster its pods keep serving).
@@ -19,16 +20,18 @@ from omerender import ome
 from omerender.lifecycle import fielddiff
 from omerender.lifecycle.fielddiff import Item, Segment
 from omerender.lifecycle.lock import isvc_key, revision_of
+from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import is_profile
 from omerender.resolve.merge import MERGE_KEYS
+from omerender.result import BuildResult
 
 CONTROLLER = "(controller)"
 TEMPLATES = {"leaderTemplate": ".leader", "workerTemplate": ".worker"}
 
 
-def runtime_revisions(result: Any) -> dict[str, str]:
+def runtime_revisions(result: BuildResult) -> dict[str, str]:
     out: dict[str, str] = {}
     for runtime in result.universe.all_runtimes():
         chain = result.chains[runtime_key(runtime)]
@@ -38,7 +41,7 @@ def runtime_revisions(result: Any) -> dict[str, str]:
     return out
 
 
-def effective_tree(record: Any) -> Any:
+def effective_tree(record: Effective | None) -> Any:
     """The tagged merged spec ``record`` renders from, with the InferenceService's components laid over."""
     if record is None or record.spec is None:
         return {}
@@ -71,7 +74,7 @@ def object_label(obj: dict[str, Any]) -> str:
     return f"{obj.get('kind')}.{group}/{name}" if group else f"{obj.get('kind')}/{name}"
 
 
-def _objects_by_isvc(result: Any) -> dict[str, dict[str, dict[str, Any]]]:
+def _objects_by_isvc(result: BuildResult) -> dict[str, dict[str, dict[str, Any]]]:
     out: dict[str, dict[str, dict[str, Any]]] = {}
     isvcs = [isvc_key(i) for i in result.universe.isvcs.values()]
     for obj in result.objects:
@@ -170,7 +173,7 @@ def _runner_name(tree: Any, component: str = "engine") -> Any:
     return origin.untag(_at(tree, [ome.CONFIG_FIELD[component], "runner", "name"]))
 
 
-def compare(old: Any, new: Any, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+def compare(old: BuildResult, new: BuildResult, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """``hidden``: InferenceServices (namespace/name) left out, such as those found on a --search-path."""
     revs_old, revs_new = runtime_revisions(old), runtime_revisions(new)
     # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do.

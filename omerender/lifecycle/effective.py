@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from omerender.constants import SyncMode
 from omerender.lifecycle.diff import effective_tree
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
@@ -13,7 +14,7 @@ API_VERSION = "omerender.io/v1alpha1"
 
 
 def _mode(record: Effective) -> str:
-    return "follows-live" if record.sync == "live" else "pinned"
+    return "follows-live" if record.sync == SyncMode.LIVE else "pinned"
 
 
 def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[str, Any]]:
@@ -27,10 +28,11 @@ def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[
         condition.update(
             status="True",
             reason="RevisionMismatch",
-            message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision {record.live_revision}",
+            message=f"pinned to revision {pinned_to or record.revision}, live merged spec is revision "
+            f"{record.live_revision}",
         )
         return True, condition
-    if record.sync != "live" and pinned_to is not None and record.live_revision is None:
+    if record.sync != SyncMode.LIVE and pinned_to is not None and record.live_revision is None:
         condition.update(
             status="Unknown",
             reason="LiveRevisionUnknown",
@@ -44,7 +46,8 @@ def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[
 def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, Any]:
     """Plain data for one InferenceService; ``detail`` adds the chain (root first) and the merged spec."""
     isvc = record.isvc
-    ref = isvc.spec.get("runtime") if isinstance(isvc.spec.get("runtime"), dict) else {}
+    found = isvc.spec.get("runtime")
+    ref: dict[str, Any] = found if isinstance(found, dict) else {}
     runtime: dict[str, Any] = {"selection": record.selection}
     if record.runtime is not None:
         runtime.update({"kind": record.runtime.kind, "name": record.runtime.name})

@@ -33,10 +33,12 @@ from typing import Any
 import yaml
 
 from omerender import codes
+from omerender.constants import SyncMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import parse_documents
+from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
@@ -46,7 +48,7 @@ HEADER = (
     "omerender.lock: the runtime revision every InferenceService renders from. Written by `omerender lock`;\n"
     "review it like code. A revision is the first 10 hex digits of sha256 over the canonical JSON of a merged spec."
 )
-SYNC_MODES = ("live", "snapshot", "revision")
+SYNC_MODES = tuple(SyncMode)
 
 
 def revision_of(spec: dict[str, Any]) -> str:
@@ -126,7 +128,7 @@ def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | No
     if not os.path.lexists(path):
         return None, None, []
     real, folder = os.path.realpath(path), os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    if os.path.islink(path) and not real.startswith(folder.rstrip(os.sep) + os.sep):
+    if os.path.islink(path) and (real == folder or not is_within(real, folder)):  # a file below its folder only
         return (
             None,
             None,
@@ -254,11 +256,13 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
             continue
         recoverable(
             problem(
-                f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record what follows the live runtimes",
+                f"revision {rev}: {lock.unusable[rev]} Restore it, or run `omerender lock` to drop it and re-record "
+                "what follows the live runtimes",
                 "revisions",
                 rev,
             ),
-            f"revision {rev}: {lock.unusable[rev]} `omerender lock` drops it and re-records the InferenceServices that follow their live runtime",
+            f"revision {rev}: {lock.unusable[rev]} `omerender lock` drops it and re-records the InferenceServices that "
+            "follow their live runtime",
         )
     isvcs = data.get("inferenceServices")
     for key, entry in (isvcs if isinstance(isvcs, dict) else {}).items():
@@ -278,12 +282,14 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
             lock.unusable[rev] = "it has no snapshot in revisions"
             recoverable(
                 problem(
-                    f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run `omerender lock` to re-record what follows the live runtimes",
+                    f"InferenceService {key}: revision {rev} has no snapshot in revisions; restore it, or run "
+                    "`omerender lock` to re-record what follows the live runtimes",
                     "inferenceServices",
                     key,
                     "revision",
                 ),
-                f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it if it follows its live runtime",
+                f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it "
+                "if it follows its live runtime",
             )
         sync = str(entry.get("sync", "live"))
         lock.isvcs[key] = Pin(

@@ -17,10 +17,12 @@ Every decision is kept in ``records`` for ``omerender effective`` and ``omerende
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from omerender import codes
+from omerender.constants import SyncMode
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, json_path
 from omerender.lifecycle.lock import (
     LastGood,
@@ -33,9 +35,11 @@ from omerender.lifecycle.lock import (
     revision_of,
     updated,
 )
+from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
 from omerender.resolve.index import Universe, runtime_key
-from omerender.resolve.inherit import RESOLVED, Chain
+from omerender.resolve.inherit import RESOLVED, Chain, chain_problem
+from omerender.selection.lookup import Lookup
 
 PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = (
     codes.RUNTIME_PIN_ERROR,
@@ -57,10 +61,10 @@ class Settled:
 class Effective:
     """How one InferenceService's runtime was settled."""
 
-    isvc: Any
-    runtime: Any  # Obj | None
+    isvc: Obj
+    runtime: Obj | None
     selection: str  # "named" (spec.runtime.name) or "chosen" (by OME's auto-selection)
-    sync: str  # "live" (autoSync true), "snapshot" (autoSync false) or "revision" (spec.runtime.revision)
+    sync: SyncMode
     live: Chain | None = None
     live_revision: str | None = None
     revision: str | None = None  # what renders
@@ -77,7 +81,7 @@ class Effective:
     def pin(self) -> tuple[Pin, Revision] | None:
         if self.revision is None or self.spec is None or self.runtime is None:
             return None
-        return Pin(self.runtime_key, self.revision, self.chain, self.sync), Revision(
+        return Pin(self.runtime_key, self.revision, self.chain, self.sync.value), Revision(
             self.runtime_key, self.chain, self.spec
         )
 
@@ -87,11 +91,11 @@ def _runtime_ref(body: dict[str, Any]) -> dict[str, Any]:
     return ref if isinstance(ref, dict) else {}
 
 
-def sync_mode(body: dict[str, Any]) -> str:
+def sync_mode(body: dict[str, Any]) -> SyncMode:
     ref = _runtime_ref(body)
     if ref.get("revision"):
-        return "revision"
-    return "snapshot" if ref.get("autoSync") is False else "live"
+        return SyncMode.REVISION
+    return SyncMode.SNAPSHOT if ref.get("autoSync") is False else SyncMode.LIVE
 
 
 @dataclass
@@ -114,30 +118,59 @@ class Lifecycle:
 
     @classmethod
     def load(
-        cls, path: str, keep_last_good: bool = False, roll_forward: tuple[str, ...] = (), budget: Any = None
+        cls,
+        path: str,
+        keep_last_good: bool = False,
+        roll_forward: tuple[str, ...] = (),
+        budget: Budget | None = None,
+        relock: bool = False,
     ) -> Lifecycle:
+        """The lock at ``path``; with ``relock`` (``omerender lock``), its problems that re-recording fixes
+        are the warnings ``Lock.recoverable`` words."""
         lock, text, problems = read(path, budget)
+        if relock and lock is not None:
+            problems = [lock.recoverable.get(d, d) for d in problems]
         return cls(lock, keep_last_good, frozenset(roll_forward), problems, lock_text=text, path=path)
 
-    def start(self, result: Any) -> None:
-        """Report the lock's own problems; with ``keep_last_good``, a broken chain that the lock holds a
-        last good chain for is a warning (the running pods keep serving), not an error."""
-        result.diagnostics.extend(self.problems)
-        if not self.keep_last_good or self.lock is None:
-            return
-        broken: dict[tuple[str, str, str], LastGood] = {}
-        for runtime in result.universe.all_runtimes():
-            chain = result.chains[runtime_key(runtime)]
-            last = self.lock.runtimes.get(runtime_key(runtime))
-            if not chain.ok and last is not None:
-                broken[(runtime.path, chain.reason, chain.message)] = last
-        for i, diagnostic in enumerate(result.diagnostics):
-            last = broken.get((diagnostic.path, diagnostic.code, diagnostic.message))
-            if last is not None and diagnostic.severity == ERROR:
-                suffix = f"; --keep-last-good: the last chain that resolved is {' -> '.join(last.chain)} (revision {last.revision})"
-                result.diagnostics[i] = dataclasses.replace(
-                    diagnostic, severity=WARNING, message=diagnostic.message + suffix
-                )
+    def chain_problems(self, universe: Universe, chains: dict[str, Chain]) -> list[Diagnostic]:
+        """Each broken chain's error; with ``keep_last_good``, a warning where the lock holds the runtime's last
+        chain that resolved (the running pods keep serving)."""
+        out: list[Diagnostic] = []
+        for runtime in universe.all_runtimes():
+            key = runtime_key(runtime)
+            problem = chain_problem(chains[key])
+            if problem is None:
+                continue
+            last = self.lock.runtimes.get(key) if self.keep_last_good and self.lock is not None else None
+            if last is not None:
+                chain = " -> ".join(last.chain)
+                suffix = f"; --keep-last-good: the last chain that resolved is {chain} (revision {last.revision})"
+                problem = dataclasses.replace(problem, severity=WARNING, message=problem.message + suffix)
+            out.append(problem)
+        return out
+
+    def relocked(
+        self,
+        universe: Universe,
+        chains: dict[str, Chain],
+        records: dict[str, Effective],
+        searched: Callable[[Obj], bool],
+    ) -> str:
+        """The lock file's text after this build: the pins of ``records``, the last chain of every
+        runtime that resolves (runtimes ``searched`` found only on a search path left out), earlier
+        revisions kept only while a pin needs them, and the existing text's comments kept."""
+        resolved: dict[str, LastGood] = {}
+        broken: set[str] = set()
+        for runtime in universe.all_runtimes():
+            if searched(runtime):
+                continue
+            chain = chains[runtime_key(runtime)]
+            if chain.ok and chain.spec is not None:
+                resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
+            else:
+                broken.add(runtime_key(runtime))
+        new = updated(self.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
+        return dump(new, self.lock_text)
 
     @property
     def lock_path(self) -> str:
@@ -163,19 +196,27 @@ class Lifecycle:
         an error, located at the revision in the lock, rather than a silent move to the live spec."""
         assert self.lock is not None
         why = self.lock.unusable[wanted]
-        if record.sync == "snapshot":
+        if record.sync == SyncMode.SNAPSHOT:
             keys: tuple[str, ...] = ("inferenceServices", key, "revision")
             how = "autoSync: false"
-            fix = f"restore {self.lock_path}, or run `omerender lock --roll-forward {key}` to move it to the live merged spec"
+            fix = (
+                f"restore {self.lock_path}, or run `omerender lock --roll-forward {key}` to move it to the live merged "
+                "spec"
+            )
         else:
             keys = ("revisions", wanted)
             how = "spec.runtime.revision"
-            fix = f"restore {self.lock_path}, or set spec.runtime.revision to the live merged spec's revision (or remove it)"
+            fix = (
+                f"restore {self.lock_path}, or set spec.runtime.revision to the live merged spec's revision (or remove "
+                "it)"
+            )
         line, col = self.lock.where(*keys)
         record.drifted = record.live_revision is not None and record.live_revision != wanted
         message = (
-            f"InferenceService {key} is pinned ({how}) to revision {wanted} of runtime {record.runtime.name if record.runtime is not None else '?'}, "
-            f"but {self.lock_path} cannot give it back ({why}); it is not rendered rather than moved to the live merged spec "
+            f"InferenceService {key} is pinned ({how}) to revision {wanted} of runtime "
+            f"{record.runtime.name if record.runtime is not None else '?'}, "
+            f"but {self.lock_path} cannot give it back ({why}); it is not rendered rather than moved to the live "
+            "merged spec "
             f"(revision {record.live_revision}) behind your back: {fix}"
         )
         return Diagnostic(self.lock_path, line, col, ERROR, message, PIN_ERROR, json_path(keys))
@@ -186,14 +227,12 @@ class Lifecycle:
         chains: dict[str, Chain],
         isvc: Obj,
         body: dict[str, Any],
-        found: tuple[Obj, Chain] | None,
-        lookup: list[Diagnostic],
+        lookup: Lookup,
     ) -> Settled:
-        """Decide what ``isvc`` renders from. ``lookup`` holds the diagnostics of looking up its runtime;
-        the decision carries them (retagged where the pin or ``--keep-last-good`` changes their meaning)
-        followed by its own."""
-        out = list(lookup)
-        return Settled(self._settle(universe, chains, isvc, body, found, out), out)
+        """Decide what ``isvc`` renders from, given what looking up its runtime found. The decision carries
+        the lookup's findings, then its refusal worded for the pin or ``--keep-last-good``, then its own."""
+        out = list(lookup.diagnostics)
+        return Settled(self._settle(universe, chains, isvc, body, lookup, out), out)
 
     def _settle(
         self,
@@ -201,9 +240,10 @@ class Lifecycle:
         chains: dict[str, Chain],
         isvc: Obj,
         body: dict[str, Any],
-        found: tuple[Obj, Chain] | None,
+        lookup: Lookup,
         out: list[Diagnostic],
     ) -> tuple[Obj, Chain] | None:
+        found = lookup.found
         key, ref = isvc_key(isvc), _runtime_ref(body)
         record = Effective(isvc, None, "named" if ref.get("name") else "chosen", sync_mode(body))
         self.records[key] = record
@@ -216,25 +256,27 @@ class Lifecycle:
             record.live = chains.get(runtime_key(record.runtime)) if record.runtime is not None else None
         locked = self._locked(record, key)
         if found is None:
-            return self._unavailable(record, locked, out)
+            return self._unavailable(record, locked, lookup.refusal, out)
         runtime, chain = found
         wanted: str | None = record.live_revision
-        if record.sync == "revision":
+        if record.sync == SyncMode.REVISION:
             wanted = str(ref["revision"])
             if wanted != record.live_revision and self._snapshot(record, wanted) is None:
                 if self._unusable(wanted):
                     out.append(self._unusable_pin(record, key, wanted))
                     return None
                 message = (
-                    f"Runtime {runtime.name} revision {wanted} (spec.runtime.revision) is not recorded in {self.lock_path}; "
+                    f"Runtime {runtime.name} revision {wanted} (spec.runtime.revision) is not recorded in "
+                    f"{self.lock_path}; "
                     f"its live merged spec is revision {record.live_revision}"
                 )
                 out.append(isvc.diag(ERROR, message, "spec", "runtime", "revision", code=PIN_ERROR))
                 return None
-        elif record.sync == "snapshot" and key not in self.roll_forward:
+        elif record.sync == SyncMode.SNAPSHOT and key not in self.roll_forward:
             if locked is None:
                 message = (
-                    f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this InferenceService; "
+                    f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this "
+                    "InferenceService; "
                     f"rendering the live merged spec (revision {record.live_revision}); run `omerender lock` to pin it"
                 )
                 out.append(isvc.diag(WARNING, message, "spec", "runtime", code=codes.RUNTIME_NOT_LOCKED))
@@ -245,8 +287,11 @@ class Lifecycle:
                     return None
         if wanted == record.live_revision:
             record.revision, record.spec, record.chain, record.source = wanted, chain.spec, tuple(chain.names), "live"
-            if locked is not None and locked != wanted and record.sync == "live":
-                message = f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is {wanted}"
+            if locked is not None and locked != wanted and record.sync == SyncMode.LIVE:
+                message = (
+                    f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is "
+                    f"{wanted}"
+                )
                 out.append(isvc.diag(INFO, message, "spec", "runtime", code=codes.RUNTIME_ROLLOUT))
             return found
         assert wanted is not None
@@ -259,32 +304,34 @@ class Lifecycle:
             "lock",
             True,
         )
-        how = "spec.runtime.revision" if record.sync == "revision" else "autoSync: false"
+        how = "spec.runtime.revision" if record.sync == SyncMode.REVISION else "autoSync: false"
         message = (
-            f"RuntimeDrifted True, reason RevisionMismatch: pinned ({how}) to revision {wanted} of runtime {runtime.name}, "
+            f"RuntimeDrifted True, reason RevisionMismatch: pinned ({how}) to revision {wanted} of runtime "
+            f"{runtime.name}, "
             f"but its live merged spec is revision {record.live_revision}; rendering the pinned snapshot"
-            + (f" until `omerender lock --roll-forward {key}`" if record.sync == "snapshot" else "")
+            + (f" until `omerender lock --roll-forward {key}`" if record.sync == SyncMode.SNAPSHOT else "")
         )
         out.append(isvc.diag(WARNING, message, "spec", "runtime", code=DRIFTED))
         return runtime, Chain(runtime, chain.runtimes, RESOLVED, "", snapshot.spec)
 
-    def _unavailable(self, record: Effective, locked: str | None, out: list[Diagnostic]) -> tuple[Obj, Chain] | None:
-        """The runtime could not be used: retag its error in ``out``, or render the last good snapshot."""
-        failures = [i for i, d in enumerate(out) if d.code == VALIDATION_ERROR]
-        if not failures:
+    def _unavailable(
+        self, record: Effective, locked: str | None, refusal: Diagnostic | None, out: list[Diagnostic]
+    ) -> tuple[Obj, Chain] | None:
+        """The named runtime cannot be used (``refusal`` says why): report it as a pin error where the
+        InferenceService is pinned, and as a warning where ``--keep-last-good`` renders its last good snapshot."""
+        if refusal is None:
             return None
-        wanted = str(_runtime_ref_of(record)["revision"]) if record.sync == "revision" else locked
+        wanted = str(_runtime_ref_of(record)["revision"]) if record.sync == SyncMode.REVISION else locked
         snapshot = self._snapshot(record, wanted) if wanted is not None and self.keep_last_good else None
-        for i in failures:
-            diagnostic = out[i]
-            code = VALIDATION_ERROR if record.sync == "live" else PIN_ERROR
-            if snapshot is None:
-                out[i] = dataclasses.replace(diagnostic, code=code)
-            else:
-                message = f"{diagnostic.message}; --keep-last-good: rendering the locked snapshot, revision {wanted} (chain {' -> '.join(snapshot.chain)})"
-                out[i] = dataclasses.replace(diagnostic, severity=WARNING, code=code, message=message)
+        code = VALIDATION_ERROR if record.sync == SyncMode.LIVE else PIN_ERROR
         if snapshot is None:
+            out.append(dataclasses.replace(refusal, code=code))
             return None
+        message = (
+            f"{refusal.message}; --keep-last-good: rendering the locked snapshot, "
+            f"revision {wanted} (chain {' -> '.join(snapshot.chain)})"
+        )
+        out.append(dataclasses.replace(refusal, severity=WARNING, code=code, message=message))
         assert wanted is not None
         runtime = record.runtime if record.runtime is not None else _stand_in(record.isvc, snapshot)
         record.runtime = runtime
@@ -300,7 +347,7 @@ class Lifecycle:
         chain = chains.get(runtime_key(runtime)) if runtime is not None else None
         if runtime is None or chain is None or chain.ok:
             return []
-        code = FETCH_ERROR if sync_mode(body) == "live" else PIN_ERROR
+        code = FETCH_ERROR if sync_mode(body) == SyncMode.LIVE else PIN_ERROR
         return [
             isvc.diag(
                 ERROR,
@@ -317,29 +364,9 @@ def _runtime_ref_of(record: Effective) -> dict[str, Any]:
     return _runtime_ref({"spec": record.isvc.spec})
 
 
-def _stand_in(isvc: Any, snapshot: Revision) -> Any:
+def _stand_in(isvc: Obj, snapshot: Revision) -> Obj:
     """A runtime object rebuilt from the lock, for a runtime that no longer exists."""
-    from omerender.load.obj import Obj
-
     kind, *rest = snapshot.runtime.split("/")
     meta = {"name": rest[-1], **({"namespace": rest[0]} if len(rest) > 1 else {})}
     body = {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": snapshot.spec}
     return Obj(isvc.path, 0, body, None, rest[0] if len(rest) > 1 else "")
-
-
-def relocked(result: Any, records: dict[str, Effective], searched: Any) -> str:
-    """The lock file's text after this build: the pins of ``records``, the last chain of every
-    runtime that resolves (runtimes found only on a search path left out), earlier revisions kept
-    only while a pin needs them, and the existing text's comments kept."""
-    resolved: dict[str, LastGood] = {}
-    broken: set[str] = set()
-    for runtime in result.universe.all_runtimes():
-        if searched(runtime):
-            continue
-        chain = result.chains[runtime_key(runtime)]
-        if chain.ok and chain.spec is not None:
-            resolved[runtime_key(runtime)] = LastGood(tuple(chain.names), revision_of(chain.spec))
-        else:
-            broken.add(runtime_key(runtime))
-    new = updated(result.lifecycle.lock, {k: r.pin() for k, r in records.items()}, resolved, broken)
-    return dump(new, result.lifecycle.lock_text)

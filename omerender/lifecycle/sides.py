@@ -1,31 +1,23 @@
 """The two sides of ``diff``, and what concerns one InferenceService for ``effective``.
 
-``two_sides`` reads the roots given to each side; ``sides`` says what each side of a diff reads and which roots only resolve (a ``--search-path``); a
-search path inside a diffed path is read at GIT_REF with it. ``searched_isvcs`` names the InferenceServices
-found in those roots (never compared); ``relabel`` shows files of the GIT_REF side as ``REF:path``.
-``concerning`` keeps the diagnostics about one InferenceService.
+``two_sides`` reads the roots given to each side; ``sides`` says what each side of a diff reads and which
+roots only resolve (a ``--search-path``); a search path inside a diffed path is read at GIT_REF with it.
+``searched_isvcs`` names the InferenceServices found in those roots (never compared); ``relabel`` shows files
+of the GIT_REF side as ``REF:path``. ``concerning`` keeps the diagnostics about one InferenceService.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic
+from omerender.lifecycle.settle import Effective
+from omerender.paths import holder
+from omerender.result import BuildResult
 
 CONFIG_CODES = (codes.CONTROLLER_CONFIG, codes.CONTROLLER_CONFIG_UNKNOWN, codes.CONTROLLER_CONFIG_POD_ONLY)
-
-
-def holder(path: str, roots: list[str]) -> str | None:
-    """The first of ``roots`` that is ``path`` or a folder holding it (both resolved), else None."""
-    real = os.path.realpath(path)
-    for root in roots:
-        top = os.path.realpath(root)
-        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
-            return root
-    return None
 
 
 def two_sides(
@@ -72,7 +64,7 @@ def sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | N
     return inputs, roots
 
 
-def searched_isvcs(result: Any, roots: list[str]) -> set[str]:
+def searched_isvcs(result: BuildResult, roots: list[str]) -> set[str]:
     """namespace/name of the InferenceServices read from ``roots``."""
     from omerender.lifecycle.lock import isvc_key
 
@@ -87,7 +79,7 @@ def relabel(diagnostics: list[Diagnostic], scratch: str, label: str) -> list[Dia
     ]
 
 
-def concerning(result: Any, record: Any, model_metadata: str | None) -> list[Diagnostic]:
+def concerning(result: BuildResult, record: Effective | None, model_metadata: str | None) -> list[Diagnostic]:
     """The diagnostics about one InferenceService (``record``, or None when it was not found): its file, its
     runtimes', its model's, the lock's, the metadata overlay's, and a refused controller configuration
     (which stops OME's controller for everyone)."""

@@ -21,13 +21,11 @@ from dataclasses import dataclass
 import yaml
 
 from omerender import codes
+from omerender.constants import DEFAULT_MAX_FILE_BYTES, MIB, STDIN
 from omerender.load.yamlio import ParsedDocument, count_nodes, parse_documents, possible_nodes
 
-MIB = 1024 * 1024
-DEFAULT_MAX_FILE_BYTES = 10 * MIB
 DEFAULT_MAX_TOTAL_BYTES = 48 * MIB  # the bench tree at scale 8 (50,000 documents) is 29 MiB
 DEFAULT_MAX_TOTAL_NODES = 3_000_000  # about 2.1M at scale 8; node trees cost ~300 bytes a node
-STDIN = "-"
 
 
 _open = os.open  # one name for tests to stand in for a failing open()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender import codes
-from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors
 from omerender.load.gojson import GoInt, loads
 from omerender.load.obj import Obj
 from omerender.ome import CONTROLLER_CONFIG_MAP
@@ -163,7 +163,8 @@ def _decode(
         wrong = _type_error(item, go_type)
         if wrong is not None:  # Go decodes on and returns the first type error at the end
             first_error = first_error or (
-                f"{prefix}json: cannot unmarshal {wrong[0]} into Go struct field {struct}.{canonical} of type {wrong[1]}"
+                f"{prefix}json: cannot unmarshal {wrong[0]} into Go struct field {struct}.{canonical} of type "
+                f"{wrong[1]}"
             )
             continue
         out[canonical] = item
@@ -281,7 +282,10 @@ def parse(obj: Obj) -> tuple[ControllerConfig | None, list[Diagnostic]]:
         if key in READ_BY_CONTROLLER:
             continue
         if key in POD_WEBHOOK_KEYS:
-            message = f"{key} is read by OME's pod webhook when Pods are created, not by the controller; omerender renders Deployments, so it has no effect here"
+            message = (
+                f"{key} is read by OME's pod webhook when Pods are created, not by the controller; omerender renders "
+                "Deployments, so it has no effect here"
+            )
             problems.append(obj.diag(INFO, message, "data", key, code=codes.CONTROLLER_CONFIG_POD_ONLY))
         else:
             message = f"unknown key {key}: OME's controller does not read it (it reads {', '.join(READ_BY_CONTROLLER)})"
@@ -297,7 +301,7 @@ def parse(obj: Obj) -> tuple[ControllerConfig | None, list[Diagnostic]]:
             problems,
             "unable to unmarshall multinodeProber json string due to ",
         )
-    if mode is None or ingress is None or any(p.severity == ERROR for p in problems):
+    if mode is None or ingress is None or has_errors(problems):
         return None, problems
     return ControllerConfig(mode, ingress, obj), problems
 
@@ -325,11 +329,12 @@ def select(
     With errors the shipped configuration is returned beside them; the errors fail the build, as a refused
     configuration stops OME's controller manager at start (``cmd/manager/main.go:202-211``).
     """
-    from omerender.load.reader import LoadOptions, load
+    from omerender.load.bounded import Budget
+    from omerender.load.reader import load
 
     problems: list[Diagnostic] = []
     if path is not None:
-        loaded = load([path], LoadOptions(namespace=NAMESPACE, max_file_bytes=max_file_bytes))
+        loaded = load([path], NAMESPACE, Budget(max_file_bytes=max_file_bytes))
         problems.extend(loaded.diagnostics)
         found = find(loaded.objects, NAMESPACE)
         if not found and not loaded.diagnostics:

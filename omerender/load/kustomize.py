@@ -112,8 +112,8 @@ def expand(kustomization: Path, within: list[Path], out: Expansion, stack: tuple
                 kustomization,
                 line,
                 col,
-                f"kustomization field {clip(str(key))!r} is not applied by omerender (it reads only resources and bases); "
-                "kustomize build would change or add objects with it, so the result would differ: render the "
+                f"kustomization field {clip(str(key))!r} is not applied by omerender (it reads only resources and "
+                "bases); kustomize build would change or add objects with it, so the result would differ: render the "
                 "kustomize output instead (kustomize build DIR | omerender build -) or drop the field",
             )
         )

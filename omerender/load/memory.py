@@ -1,8 +1,8 @@
 """Objects from documents already in memory (a KRM ResourceList's items) instead of files.
 
 Each document is written out and parsed back, so it gets a text to compose positions from like a
-file's and the rest of omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller wants
-diagnostics to carry; the same checks as for files apply (kind, apiVersion, name, namespace).
+file's and the rest of omerender (positions, ``find_scalar``) works on it unchanged. ``path`` is whatever the caller
+wants diagnostics to carry; the same checks as for files apply (kind, apiVersion, name, namespace).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
-from omerender.load.reader import LoadOptions, to_object
+from omerender.load.reader import to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_one, parse_documents
 
 
 def objects_from_documents(
-    documents: Sequence[tuple[str, Any]], options: LoadOptions
+    documents: Sequence[tuple[str, Any]], namespace: str = "default"
 ) -> tuple[list[Obj], list[Diagnostic]]:
     """One Obj per ``(path, document)``; documents that cannot be objects become diagnostics."""
     objects: list[Obj] = []
@@ -33,7 +33,7 @@ def objects_from_documents(
         if parsed is None:
             problems.append(Diagnostic(path, 1, 1, ERROR, "item is empty", codes.NOT_A_MAPPING))
             continue
-        obj, problem = to_object(Source(path, text), parsed, options)
+        obj, problem = to_object(Source(path, text), parsed, namespace)
         if problem is not None:
             problems.append(problem)
         if obj is not None:

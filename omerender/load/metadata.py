@@ -34,7 +34,6 @@ from omerender.ome import MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
-MAX_BYTES = 10 * 1024 * 1024
 CODE = codes.MODEL_METADATA
 
 
@@ -112,7 +111,7 @@ def read_overlay(
             return {}, [Diagnostic(clip(path), 0, 0, ERROR, message, CODE)]
         readable = shipped
     try:
-        text = read_text(readable, budget or Budget(max_file_bytes=MAX_BYTES), "model metadata file")
+        text = read_text(readable, budget or Budget(), "model metadata file")
     except ReadProblem as problem:
         return {}, [Diagnostic(path, problem.line, problem.col, ERROR, problem.message, CODE)]
     try:

@@ -11,9 +11,10 @@ from pathlib import Path
 import yaml
 
 from omerender import codes
+from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
-from omerender.load.bounded import DEFAULT_MAX_FILE_BYTES, Budget, ReadProblem, admit, parse_bounded, read_text
+from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.kustomize import Expansion, expand, kustomization_in
 from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
@@ -23,22 +24,7 @@ from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
 from omerender.ome import INFERENCE_SERVICE, NAMESPACED_KINDS
 from omerender.ome import KINDS as OME_KINDS
-
-YAML_SUFFIXES = (".yaml", ".yml")
-STDIN = "-"
-
-
-@dataclass
-class LoadOptions:
-    namespace: str = "default"
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    budget: Budget | None = None  # the run's; one is made from max_file_bytes when None
-    skip: frozenset[str] = frozenset()  # resolved paths of settings files (metadata, lock): never manifests
-
-    def run_budget(self) -> Budget:
-        if self.budget is None:
-            self.budget = Budget(max_file_bytes=self.max_file_bytes)
-        return self.budget
+from omerender.paths import is_within
 
 
 @dataclass
@@ -57,8 +43,9 @@ def _symlink_outside(path: Path) -> Diagnostic:
     return Diagnostic(_display(path), 1, 1, ERROR, message, codes.SYMLINK_OUTSIDE)
 
 
-def _within(path: Path, roots: list[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+def _within(path: Path, real_roots: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(is_within(real, root) for root in real_roots)
 
 
 def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
@@ -80,14 +67,14 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
             if os.path.realpath(root) not in skip:
                 found.append(_display(root))
             continue
-        real_roots = [Path(os.path.realpath(p)) for p in paths if p != STDIN]
+        real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             base = Path(dirpath)
             kustomization = kustomization_in(base)
             if kustomization is not None:  # a kustomize folder: what it lists, nothing else below it
                 dirnames[:] = []
                 listed = Expansion()
-                expand(kustomization, real_roots, listed)
+                expand(kustomization, [Path(r) for r in real_roots], listed)
                 problems.extend(listed.problems)
                 found.extend(f for f in listed.files if not skip or os.path.realpath(f) not in skip)
                 continue
@@ -97,7 +84,7 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
                 if d.startswith("."):
                     continue
                 if full.is_symlink():
-                    if _within(Path(os.path.realpath(full)), real_roots):
+                    if _within(full, real_roots):
                         problems.append(
                             Diagnostic(
                                 _display(full), 1, 1, WARNING, "symlinked directory not followed", codes.SYMLINK_SKIPPED
@@ -112,7 +99,7 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
                 if not name.endswith(YAML_SUFFIXES) or name.startswith("."):
                     continue  # hidden files are skipped like hidden folders (.pre-commit-config.yaml)
                 full = base / name
-                if full.is_symlink() and not _within(Path(os.path.realpath(full)), real_roots):
+                if full.is_symlink() and not _within(full, real_roots):
                     problems.append(_symlink_outside(full))
                     continue
                 if skip and os.path.realpath(full) in skip:
@@ -158,7 +145,8 @@ OTHER_OME_KINDS = ("AcceleratorClass", "FineTunedWeight", "BenchmarkJob")  # OME
 
 
 def _other_ome(obj: Obj) -> bool:
-    """An AcceleratorClass, FineTunedWeight or BenchmarkJob: OME's, read by the renderer, so a file of them is not empty."""
+    """An AcceleratorClass, FineTunedWeight or BenchmarkJob: OME's, read by the renderer, so a file of them is not
+    empty."""
     return obj.kind in OTHER_OME_KINDS and str(obj.body.get("apiVersion", "")).startswith("ome.io/")
 
 
@@ -168,8 +156,8 @@ def _unknown_ome_kind(obj: Obj) -> Diagnostic | None:
         return None
     return obj.diag(
         ERROR,
-        f"unknown kind {clip(obj.kind)!r} in {clip(api)}: OME defines {', '.join(sorted((*OME_KINDS, *OTHER_OME_KINDS)))}"
-        + hint(obj.kind, (*OME_KINDS, *OTHER_OME_KINDS)),
+        f"unknown kind {clip(obj.kind)!r} in {clip(api)}: OME defines "
+        f"{', '.join(sorted((*OME_KINDS, *OTHER_OME_KINDS)))}" + hint(obj.kind, (*OME_KINDS, *OTHER_OME_KINDS)),
         "kind",
         code=codes.UNKNOWN_KIND,
     )
@@ -204,8 +192,10 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     return None
 
 
-def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tuple[Obj | None, Diagnostic | None]:
-    """An object of document ``doc`` of ``source``; its node tree is left behind (``Obj.node`` composes it again)."""
+def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -> tuple[Obj | None, Diagnostic | None]:
+    """An object of document ``doc`` of ``source``; its node tree is left behind (``Obj.node`` composes it again).
+
+    A namespaced object without ``metadata.namespace`` is in ``namespace`` (``-n``)."""
     if not isinstance(doc.data, dict):
         line, col = position(doc.node, ())
         return None, Diagnostic(
@@ -229,18 +219,28 @@ def to_object(source: Source, doc: ParsedDocument, options: LoadOptions) -> tupl
         obj.slim = True
     if obj.kind in NAMESPACED_KINDS:
         given = (obj.body.get("metadata") or {}).get("namespace")
-        obj.namespace = given if isinstance(given, str) and given else options.namespace
+        obj.namespace = given if isinstance(given, str) and given else namespace
     return obj, None
 
 
-def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = lambda: b"") -> LoadResult:
-    """Every input read (within the run's byte budget) before any is parsed (within its node budget)."""
+def load(
+    paths: list[str],
+    namespace: str = "default",
+    budget: Budget | None = None,
+    stdin: Callable[..., bytes] = lambda: b"",
+    skip: frozenset[str] = frozenset(),
+) -> LoadResult:
+    """Every input read (within the run's byte budget) before any is parsed (within its node budget).
+
+    ``namespace`` is the one of namespaced objects that give none; ``budget`` is the run's (a default one if None);
+    ``skip`` holds the resolved paths of settings files (model metadata, controller config, lock), never manifests.
+    """
     result = LoadResult()
     files, problems = discover(paths)
-    if options.skip:
-        files = [f for f in files if f == STDIN or os.path.realpath(f) not in options.skip]
+    if skip:
+        files = [f for f in files if f == STDIN or os.path.realpath(f) not in skip]
     result.diagnostics.extend(problems)
-    budget = options.run_budget()
+    budget = budget if budget is not None else Budget()
     texts: list[tuple[str, str]] = []
     for path in files:
         text, problem = _read(path, budget, stdin)
@@ -258,7 +258,7 @@ def load(paths: list[str], options: LoadOptions, stdin: Callable[..., bytes] = l
         source = Source(shown, text)
         try:
             for doc in parse_bounded(text, budget):
-                obj, problem = to_object(source, doc, options)
+                obj, problem = to_object(source, doc, namespace)
                 if problem is not None:
                     result.diagnostics.append(problem)
                 if obj is not None:

@@ -191,11 +191,6 @@ def measure(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> Shape:
     return Shape(size[id(node)], height[id(node)], min(MAX_ALIAS_TEXT + 1, max(0, text[id(node)] - written)))
 
 
-def expanded_size(node: yaml.Node, limit: int = MAX_EXPANDED_NODES) -> int:
-    """Number of nodes the document has once every alias is expanded, counted up to ``limit``."""
-    return measure(node, limit).nodes
-
-
 def count_nodes(text: str, limit: int = MAX_FILE_NODES, problem: str = "") -> int:
     """The nodes of ``text`` as written; raises at the first node past ``limit``. Constant memory."""
     count = 0

@@ -18,11 +18,14 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.output.formats import dump_json
+
+if TYPE_CHECKING:
+    from omerender.result import BuildResult
 
 CODE_QUALITY_SEVERITY: dict[Severity, str] = {"error": "critical", "warning": "minor", "info": "info"}
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # what XML 1.0 cannot hold
@@ -105,7 +108,7 @@ def render_gitlab(diagnostics: Sequence[Diagnostic]) -> str:
     return dump_json(issues)
 
 
-def subjects_of(result: Any) -> list[Subject]:
+def subjects_of(result: BuildResult) -> list[Subject]:
     """Every runtime and InferenceService a build read, where its document starts."""
     objects = [*result.universe.all_runtimes(), *result.universe.isvcs.values()]
     out = []

@@ -78,7 +78,10 @@ def one_object_per_name(
             )
             where = source if source is not None else first
             assert where is not None
-            message = f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep only one"
+            message = (
+                f"{key[1]} {'/'.join(filter(None, key[2:]))} is emitted twice: also {other}; applying both would keep "
+                "only one"
+            )
             diagnostics.append(where.diag(ERROR, message, "metadata", "name", code=codes.DUPLICATE_OUTPUT))
             continue
         seen[key] = (source, body)

@@ -4,12 +4,13 @@ regenerated (``--fail-on-change``). Returns what to say and whether it failed; t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from omerender.settings import Settings
 
 if TYPE_CHECKING:
     from omerender.output.emit import Selection
+    from omerender.result import BuildResult
 
 KUSTOMIZATION = "kustomization.yaml"
 MAX_DIFF_LINES = 200
@@ -44,9 +45,10 @@ def usage_problem(settings: Settings, output: str | None) -> str | None:
     return None
 
 
-def emitted(result: Any, settings: Settings) -> Selection:
-    """The objects to print; their diagnostics (Flux substitution, output paths) join ``result.diagnostics``."""
-    from omerender.diagnostics import INFO, WARNING, sorted_unique
+def emitted(result: BuildResult, settings: Settings) -> Selection:
+    """The objects to print, with their own diagnostics (Flux substitution, output paths); ``result`` is not
+    changed."""
+    from omerender.diagnostics import INFO, WARNING
     from omerender.output.clashes import files_for
     from omerender.output.emit import EmitOptions, rendered_sources, select, under
     from omerender.pipeline import collector_paused
@@ -66,11 +68,10 @@ def emitted(result: Any, settings: Settings) -> Selection:
     if settings.output_dir:
         selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
         selection.diagnostics.extend(problems)
-    result.diagnostics = sorted_unique(result.diagnostics + selection.diagnostics)
     return selection
 
 
-def empty_problem(selection: Selection, result: Any, settings: Settings) -> str | None:
+def empty_problem(selection: Selection, result: BuildResult, settings: Settings) -> str | None:
     """With ``--fail-empty``: why an empty selection fails (an empty manifest would prune), else None."""
     if not settings.fail_empty or selection.pairs:
         return None

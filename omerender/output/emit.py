@@ -29,11 +29,12 @@ from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.output.clashes import Pair, one_object_per_name
+from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
-    from omerender.pipeline import BuildResult
+    from omerender.result import BuildResult
 
 RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
 KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)
@@ -106,7 +107,7 @@ def under(roots: list[str]) -> Callable[[Obj], bool]:
 
     def inside(obj: Obj) -> bool:
         where = os.path.realpath(obj.path)
-        return any(where == r or where.startswith(r.rstrip(os.sep) + os.sep) for r in real)
+        return any(is_within(where, r) for r in real)
 
     return inside
 

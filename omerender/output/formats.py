@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omerender.lifecycle.settle import Effective
 
 JSON_SETTINGS: Mapping[str, Any] = {"indent": 2, "sort_keys": True, "ensure_ascii": False}
 
@@ -142,20 +145,20 @@ STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
 # -- effective ------------------------------------------------------------------------------
 
 
-def _effective_table(record: Any, show_origin: bool) -> str:
+def _effective_table(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe, origin_rows, text
 
     return text(describe(record, False, show_origin), origin_rows(record) if show_origin else None)
 
 
-def _effective_yaml(record: Any, show_origin: bool) -> str:
+def _effective_yaml(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe
     from omerender.load.yamlio import dump_one
 
     return dump_one(describe(record, True, show_origin))
 
 
-def _effective_json(record: Any, show_origin: bool) -> str:
+def _effective_json(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe
 
     return dump_json(describe(record, True, show_origin))

@@ -2,8 +2,9 @@
 
 An ``--output-dir`` inside an input directory is read back as input on the next run, and one that
 holds an input is rewritten wholesale. A ``--status-file`` or ``--report-file`` must not be an
-input file, nor a ``.yaml``/``.yml`` file inside an input directory (the next run would read it). Paths are compared after resolving symlinks, so ``./a/../a`` or a link to an
-input is caught too.
+input file, nor a ``.yaml``/``.yml`` file inside an input directory (the next run would read it). Paths
+are compared after resolving symlinks (``omerender.paths``), so ``./a/../a`` or a link to an input is
+caught too.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-STDIN = "-"
+from omerender.constants import STDIN, YAML_SUFFIXES
+from omerender.paths import is_within
+
 ALLOW_FLAG = "--allow-output-in-input"
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def _real(path: str) -> Path:
@@ -21,7 +23,7 @@ def _real(path: str) -> Path:
 
 
 def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+    return is_within(str(path), str(folder))
 
 
 def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[str]:
@@ -37,12 +39,14 @@ def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[
             if _inside(real, root) and (is_dir_output or real == root or real.suffix in YAML_SUFFIXES):
                 where = "is" if real == root else "is inside"
                 problems.append(
-                    f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to allow it)"
+                    f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to "
+                    "allow it)"
                 )
                 break
             if is_dir_output and _inside(root, real):
                 problems.append(
-                    f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to allow it)"
+                    f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to "
+                    "allow it)"
                 )
                 break
     return problems

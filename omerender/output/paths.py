@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from omerender.names import clip, is_dns_label, is_dns_subdomain
+from omerender.paths import is_within
 
 CLUSTER_FOLDER = "_cluster"
 PATH_SEGMENT_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
@@ -56,7 +56,8 @@ def identity_problem(ident: Identity) -> tuple[str, str] | None:
         )
     if namespace and not is_dns_label(namespace):
         return (
-            f"{kind} {clip(name)}: namespace {clip(namespace)!r} is not a DNS-1123 label; refusing to use it as a folder",
+            f"{kind} {clip(name)}: namespace {clip(namespace)!r} is not a DNS-1123 label; refusing to use it as a "
+            "folder",
             "namespace",
         )
     good = _segment_ok(name) if kind in PATH_SEGMENT_KINDS else is_dns_subdomain(name)
@@ -116,12 +117,4 @@ def inside(folder: str, rel: str) -> bool:
     if not rel or os.path.isabs(rel) or any(part in ("", ".", "..") for part in rel.split("/")):
         return False
     root = os.path.realpath(folder)
-    final = os.path.realpath(os.path.join(root, rel))
-    return final.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def check_all(folder: str, rels: list[str], fail: Callable[[str], Exception]) -> None:
-    """Raise ``fail(rel)`` for the first relative path that would leave ``folder``."""
-    for rel in rels:
-        if not inside(folder, rel):
-            raise fail(rel)
+    return is_within(os.path.realpath(os.path.join(root, rel)), root)

@@ -11,10 +11,11 @@ Mirrors OME 17b77eda, ``pkg/acceleratorclassselector``: ``getAcceleratorClassByP
 Ties: scores are float64 in Go and Python alike, computed here in Go's order without fused multiply-add, as Go
 compiles for amd64 by default (``dockerfiles/manager.Dockerfile:51`` builds for ``TARGETARCH``; on arm64 Go may fuse
 ``a*b + c``, which can move a score by one unit in the last place and so decide a near tie differently; classes with
-equal capabilities tie on every architecture). ``sortScoredCandidates`` uses ``sort.Slice``, which is not stable in general, but for 12 or
-fewer elements Go's pdqsort is an insertion sort, which is: the first of the tied top scores in the runtime's
-``acceleratorClasses`` order wins. With more than 12 survivors and a tie at the top the winner depends on
-pdqsort's partitioning, which omerender does not emulate: it says so instead of guessing. No Go map is iterated.
+equal capabilities tie on every architecture). ``sortScoredCandidates`` uses ``sort.Slice``, which is not stable
+in general, but for 12 or fewer elements Go's pdqsort is an insertion sort, which is: the first of the tied top
+scores in the runtime's ``acceleratorClasses`` order wins. With more than 12 survivors and a tie at the top the
+winner depends on pdqsort's partitioning, which omerender does not emulate: it says so instead of guessing. No Go
+map is iterated.
 """
 
 from __future__ import annotations

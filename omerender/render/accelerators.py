@@ -94,7 +94,8 @@ def resolve(
     name = str(name)
     if name not in classes:
         return Outcome(
-            error=f"Failed to get accelerator class for {component}: accelerator class {name} not found at cluster scope"
+            error=f"Failed to get accelerator class for {component}: "
+            f"accelerator class {name} not found at cluster scope"
         )
     index = supported_format_index(runtime_spec, model_spec, named_runtime)
     formats = runtime_spec.get("supportedModelFormats") or []

@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import codes, ome
-from omerender.diagnostics import ERROR, INFO, WARNING
+from omerender.diagnostics import ERROR, INFO, WARNING, has_errors
 from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
-from omerender.render import pod as render
+from omerender.render.context import Context, labels_and_annotations
 from omerender.render.deployment import deployment as build_deployment
 from omerender.render.multinode import render_multinode
+from omerender.render.pod import build_pod, merge_component
 from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
 
-AUTOSCALER_CLASSES = ("hpa", "keda", "external")
 NOT_RENDERED = {
     # still in OME 17b77eda: constants.go:443, components/engine.go:158-159, reconcilers/multinodevllm/
     modes.RAY_VLLM: "RayClusters <component>-<i>, prober Deployments <component>-<i>-mnp and a Ray Service "
@@ -25,7 +25,7 @@ NOT_RENDERED = {
 }
 
 
-def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | None:
+def _model_config(ctx: Context, universe: Universe) -> dict[str, Any] | None:
     """The ConfigMap step looks the model up by ``spec.model.kind``, unlike every later step."""
     ref = ctx.body["spec"].get("model") or {}
     model, weight, error = modelconfig.entry(ref, ctx.namespace, universe)
@@ -41,7 +41,7 @@ def _model_config(ctx: render.Context, universe: Universe) -> dict[str, Any] | N
 
 
 def _autoscaler(
-    ctx: render.Context,
+    ctx: Context,
     name: str,
     labels: dict[str, str],
     base_labels: dict[str, str],
@@ -70,13 +70,13 @@ def _autoscaler(
     return []
 
 
-def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
+def _raw(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """Deployment, Service, HPA or ScaledObject, PDB; the router's RBAC objects come first."""
     name = f"{ctx.name}-{component}"
-    pod = render.build_pod(ctx, component, merged)
+    pod = build_pod(ctx, component, merged)
     if pod is None:
         return []
-    base_labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    base_labels, annotations = labels_and_annotations(ctx, component, merged)
     problem = exposure.component_host_problem(ctx, component, {"annotations": annotations, "labels": base_labels})
     if problem is not None:
         ctx.problems.append(ctx.isvc.diag(ERROR, problem, "spec", component, code=codes.INGRESS_ERROR))
@@ -86,7 +86,10 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
         objects.extend(companions.router_rbac(name, ctx.namespace, base_labels))
         pod["serviceAccountName"] = name
         if len(merged.get("config") or {}) > 1:
-            message = f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map order, which varies between reconciles, and omerender sorts them"
+            message = (
+                f"router config becomes env vars {', '.join(sorted(merged['config']))}; OME appends them in Go map "
+                "order, which varies between reconciles, and omerender sorts them"
+            )
             ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "router", code=codes.ROUTER_CONFIG_ORDER))
     deployment = build_deployment(ctx, component, merged, pod)
     labels = deployment["metadata"]["labels"]
@@ -100,14 +103,15 @@ def _raw(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[di
         ctx.locate(
             "minAvailable",
             WARNING,
-            f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, which Kubernetes rejects (only one may be set)",
+            f"{component} sets both minAvailable and maxUnavailable; OME copies both into PodDisruptionBudget {name}, "
+            "which Kubernetes rejects (only one may be set)",
             codes.PDB_BOTH_BOUNDS,
         )
     objects.append(budget)
     return objects
 
 
-def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
+def _resolve_accelerators(ctx: Context, universe: Universe) -> bool:
     """Each engine/decoder's AcceleratorClass into ``ctx.accelerators``; False after OME's error."""
     classes = accelerators.cluster_classes(universe)
     named = bool((ctx.body["spec"].get("runtime") or {}).get("name"))
@@ -141,14 +145,14 @@ def _resolve_accelerators(ctx: render.Context, universe: Universe) -> bool:
     return True
 
 
-def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
+def render_all(ctx: Context, universe: Universe) -> list[dict[str, Any]]:
     """All objects for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     config_map = _model_config(ctx, universe)  # controller.go:194-198, before any other step
     if config_map is None:
         return []
     findings = accelerators.accelerator_findings(ctx.isvc, ctx.body, ctx.runtime_name, ctx.runtime_spec, ctx.model.name)
     ctx.problems.extend(findings)
-    if any(f.severity == ERROR for f in findings) or not _resolve_accelerators(ctx, universe):
+    if has_errors(findings) or not _resolve_accelerators(ctx, universe):
         return []
     ctx.finetuned, refused = finetuned.resolve(ctx.body, universe)
     if refused is not None:
@@ -163,11 +167,12 @@ def render_all(ctx: render.Context, universe: Universe) -> list[dict[str, Any]]:
         ctx.problems.append(ctx.isvc.diag(INFO, message, "spec", "model", code=codes.FINE_TUNED_ADAPTER))
         if ctx.finetuned.strategy is None:
             message = (
-                f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations then "
+                f"FineTunedWeight {ctx.finetuned.name} has no hyperParameters.strategy: OME's ProcessBaseAnnotations "
+                "then "
                 "returns no annotations, so the engine's objects carry none (not even the InferenceService's)"
             )
             ctx.problems.append(ctx.isvc.diag(WARNING, message, "spec", "model", code=codes.FINE_TUNED_NO_STRATEGY))
-    merged = {c: render.merge_component(ctx, c) for c in ome.COMPONENTS}
+    merged = {c: merge_component(ctx, c) for c in ome.COMPONENTS}
     chosen, error = modes.component_modes(merged)
     if error:
         ctx.problems.append(ctx.isvc.diag(ERROR, error, "spec", code=codes.DEPLOYMENT_MODE_ERROR))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.names import truncate_name
-from omerender.render.pod import Context, labels_and_annotations
+from omerender.render.context import Context, labels_and_annotations
 
 
 def _container_defaults(container: dict[str, Any]) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, INFO
 from omerender.render import companions, ingress, modes, serverless
-from omerender.render import pod as render
+from omerender.render.context import Context
 
 
-def _entry_mode(ctx: render.Context, chosen: dict[str, str]) -> str:
+def _entry_mode(ctx: Context, chosen: dict[str, str]) -> str:
     spec = ctx.body["spec"]
     for component in ("router", "decoder"):
         if spec.get(component) is not None and component in chosen:
@@ -23,7 +23,7 @@ def _entry_mode(ctx: render.Context, chosen: dict[str, str]) -> str:
     return chosen.get("engine", modes.RAW)
 
 
-def component_host_problem(ctx: render.Context, component: str, meta: dict[str, Any]) -> str | None:
+def component_host_problem(ctx: Context, component: str, meta: dict[str, Any]) -> str | None:
     """``createRawURL`` (``reconcilers/raw/raw_kube_reconciler.go:66-80``): every RawDeployment component's host
     is generated, whether or not ingress is created, and a bad one stops the component."""
     try:
@@ -33,7 +33,7 @@ def component_host_problem(ctx: render.Context, component: str, meta: dict[str, 
     return None
 
 
-def exposure(ctx: render.Context, chosen: dict[str, str], objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def exposure(ctx: Context, chosen: dict[str, str], objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The external Service, or the Ingress, for ``ctx``'s InferenceService; problems go to ``ctx.problems``."""
     annotations = (ctx.body.get("metadata") or {}).get("annotations") or {}
     config = ingress.resolve(ctx.ingress, annotations)

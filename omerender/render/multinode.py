@@ -12,8 +12,9 @@ from typing import Any
 from omerender import codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR
-from omerender.render import pod as render
 from omerender.render.companions import component_service, pod_labels_from_annotations
+from omerender.render.context import Context, labels_and_annotations
+from omerender.render.pod import build_pod
 
 LWS_API = "leaderworkerset.x-k8s.io/v1"
 HEAD_LABEL = "ray.io/node-type"
@@ -65,7 +66,7 @@ def _pod_defaults(pod: dict[str, Any]) -> dict[str, Any]:
     return pod
 
 
-def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
+def render_multinode(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """The LeaderWorkerSet and the Service selecting its leader pods, or nothing after an error."""
     name = f"{ctx.name}-{component}"
     if merged.get("worker") is None:
@@ -81,11 +82,11 @@ def render_multinode(ctx: render.Context, component: str, merged: dict[str, Any]
             )
         )
         return []
-    head = render.build_pod(ctx, component, leader_view(merged))
-    worker = render.build_pod(ctx, component, worker_view(merged), worker=True)
+    head = build_pod(ctx, component, leader_view(merged))
+    worker = build_pod(ctx, component, worker_view(merged), worker=True)
     if head is None or worker is None:
         return []
-    labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    labels, annotations = labels_and_annotations(ctx, component, merged)
     head_labels = {**labels, "app": name, HEAD_LABEL: "head"}  # GetRawServiceLabel: the name as is, never truncated
     pod_labels_from_annotations(head_labels, annotations)
     worker_labels = dict(labels)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from omerender import codes
 from omerender.data import copy
-from omerender.diagnostics import ERROR, WARNING, Diagnostic, Severity
-from omerender.load.controller_config import IngressConfig
+from omerender.diagnostics import ERROR, WARNING
 from omerender.load.obj import Obj
-from omerender.load.yamlio import find_scalar
 from omerender.names import cluster_model_label, namespaced_model_label
 from omerender.ome import BASE_MODEL as BM
 from omerender.ome import CONFIG_FIELD
 from omerender.render import finetuned
-from omerender.render.accelerators import Resolved, apply_to_runner
+from omerender.render.accelerators import apply_to_runner
+from omerender.render.context import Context, labels_and_annotations
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
 from omerender.resolve.merge import lay_over, merge
@@ -39,53 +36,7 @@ EXTENSION_FIELDS = frozenset(
     }
 )
 NOT_POD_FIELDS = EXTENSION_FIELDS | {"runner", "leader", "worker", "acceleratorOverride", "config"}
-DISALLOWED_ANNOTATIONS = frozenset(
-    {
-        "autoscaling.knative.dev/min-scale",
-        "autoscaling.knative.dev/max-scale",
-        "internal.ome.io/storage-initializer-sourceuri",
-        "kubectl.kubernetes.io/last-applied-configuration",
-    }
-)
 GPU = "nvidia.com/gpu"
-
-
-@dataclass
-class Context:
-    """Everything one InferenceService's rendering reads."""
-
-    isvc: Obj
-    body: dict[str, Any]  # the InferenceService after admission defaults
-    model: Obj
-    runtime_name: str
-    runtime_spec: dict[str, Any]  # merged over the chain, CRD defaults applied
-    sources: tuple[Obj, ...]  # where merged values may come from: the InferenceService, then the chain leaf to root
-    problems: list[Diagnostic] = field(default_factory=list)
-    ingress: IngressConfig = field(default_factory=IngressConfig)  # inferenceservice-config ``ingress``
-    accelerators: dict[str, Resolved] = field(default_factory=dict)  # component -> its resolved AcceleratorClass
-    finetuned: finetuned.FineTuned | None = None  # the model's FineTunedWeight, for the engine and decoder
-    # per-run work done once (BuildResult.once); alone, a Context computes each time
-    once: Callable[[str, object, object, Callable[[], Any]], Any] = field(default=lambda _what, _a, _b, make: make())
-    # (component, id of its merged spec) -> (that spec, its labels, its annotations): each is asked for up to 4 times
-    metadata: dict[tuple[str, int], tuple[Any, dict[str, str], dict[str, str]]] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.isvc.name
-
-    @property
-    def namespace(self) -> str:
-        return self.isvc.namespace
-
-    def locate(self, needle: str, severity: Severity, message: str, code: str, *, text: str = "") -> None:
-        """Report at the first source file holding ``text`` (the whole string), else ``needle``, else at the InferenceService."""
-        for wanted in (text, needle) if text else (needle,):
-            for source in self.sources:
-                found = find_scalar(source.node, wanted)
-                if found is not None:
-                    self.problems.append(Diagnostic(source.path, found[0], found[1], severity, message, code))
-                    return
-        self.problems.append(self.isvc.diag(severity, message, "spec", code=code))
 
 
 def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
@@ -114,69 +65,6 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
             )
         )
     return merged
-
-
-def labels_and_annotations(
-    ctx: Context, component: str, merged: dict[str, Any]
-) -> tuple[dict[str, str], dict[str, str]]:
-    """The component's labels and annotations (``ProcessBaseLabels``/``ProcessBaseAnnotations``), the caller's own
-    copies; made once per component and merged spec, whose labels and annotations rendering never changes."""
-    known = ctx.metadata.get((component, id(merged)))
-    if known is None or known[0] is not merged:
-        known = ctx.metadata[(component, id(merged))] = (merged, *_labels_and_annotations(ctx, component, merged))
-    return dict(known[1]), dict(known[2])
-
-
-def _labels_and_annotations(
-    ctx: Context, component: str, merged: dict[str, Any]
-) -> tuple[dict[str, str], dict[str, str]]:
-    meta = ctx.body.get("metadata") or {}
-    model = ctx.model
-    mspec = model.spec
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k not in DISALLOWED_ANNOTATIONS}
-    annotations.update(merged.get("annotations") or {})
-    ft = ctx.finetuned if component != "router" else None
-    if ft is not None:
-        annotated = finetuned.annotate(ft, annotations)
-        if annotated is None:  # no hyperParameters.strategy: ProcessBaseAnnotations returns (nil, nil)
-            return _labels(ctx, component, merged), {}
-    for key in ("ome.io/base-model-decryption-key-name", "ome.io/base-model-decryption-secret-name"):
-        if key in model.annotations and not (ft is not None and ft.merged):
-            annotations[key] = model.annotations[key]
-    annotations["ome.io/base-model-name"] = model.name
-    if mspec.get("vendor"):
-        annotations["ome.io/base-model-vendor"] = str(mspec["vendor"])
-    fmt = mspec.get("modelFormat") or {}
-    if fmt.get("name") is not None:
-        annotations["ome.io/base-model-format"] = str(fmt.get("name"))
-    if fmt.get("version"):
-        annotations["ome.io/base-model-format-version"] = str(fmt["version"])
-    annotations["ome.io/serving-runtime"] = ctx.runtime_name
-    return _labels(ctx, component, merged), {k: str(v) for k, v in annotations.items()}
-
-
-def _labels(ctx: Context, component: str, merged: dict[str, Any]) -> dict[str, str]:
-    meta = ctx.body.get("metadata") or {}
-    model = ctx.model
-    mspec = model.spec
-    labels = dict(meta.get("labels") or {})
-    labels.update(merged.get("labels") or {})
-    labels.update(
-        {
-            "ome.io/inferenceservice": ctx.name,
-            "component": component,
-            "serving-runtime": ctx.runtime_name,
-            "fine-tuned-serving": "false",
-            "base-model-name": model.name,
-            "base-model-size": str(model.annotations.get("models.ome.io/category", "SMALL")),
-            "base-model-type": "Serving",
-        }
-    )
-    if mspec.get("vendor"):
-        labels["base-model-vendor"] = str(mspec["vendor"])
-    if ctx.finetuned is not None and component != "router":
-        finetuned.label(ctx.finetuned, labels)
-    return {k: str(v) for k, v in labels.items()}
 
 
 def _upsert_env(env: list[dict[str, Any]], name: str, value: str, *, overwrite: bool) -> None:
@@ -271,7 +159,10 @@ def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
     if not problem.ome_error:
         return problem.message
     if worker:
-        return f"failed to reconcile worker pod spec: failed to replace placeholders in worker container: {problem.message}"
+        return (
+            "failed to reconcile worker pod spec: failed to replace placeholders in worker container: "
+            f"{problem.message}"
+        )
     return f"failed to reconcile pod spec: failed to replace placeholders in container: {problem.message}"
 
 

@@ -1,7 +1,8 @@
 """A Serverless component: the Knative ``serving.knative.dev/v1`` Service OME's controller creates.
 
-Mirrors ``createKnativeService`` (``pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go:60-175``)
-and ``ReconcileKnativeDeployment`` (``reconcilers/common/deployment_reconciler.go:96-115``) at OME 17b77eda. A
+Mirrors ``createKnativeService``
+(``pkg/controller/v1beta1/inferenceservice/reconcilers/knative/ksvc_reconciler.go:60-175``) and
+``ReconcileKnativeDeployment`` (``reconcilers/common/deployment_reconciler.go:96-115``) at OME 17b77eda. A
 Serverless component gets only this object: no Deployment, component Service, autoscaler or PodDisruptionBudget,
 and none of the pod defaults the raw Deployment path adds. Offline the component has no rolled-out revision yet,
 so all traffic goes to the latest revision (canary splitting needs one).
@@ -12,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from omerender.render import companions
-from omerender.render import pod as render
+from omerender.render.context import Context, labels_and_annotations
+from omerender.render.pod import build_pod
 
 KNATIVE_API = "serving.knative.dev/v1"
 MIN_SCALE = "autoscaling.knative.dev/min-scale"
@@ -33,13 +35,13 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def knative_service(ctx: render.Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
+def knative_service(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """The router's RBAC objects (for a router) and the Knative Service, or nothing after an error."""
     name = f"{ctx.name}-{component}"
-    pod = render.build_pod(ctx, component, merged)
+    pod = build_pod(ctx, component, merged)
     if pod is None:
         return []
-    labels, annotations = render.labels_and_annotations(ctx, component, merged)
+    labels, annotations = labels_and_annotations(ctx, component, merged)
     objects: list[dict[str, Any]] = []
     if component == "router":
         objects.extend(companions.router_rbac(name, ctx.namespace, labels))

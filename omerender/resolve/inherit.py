@@ -133,7 +133,10 @@ def resolve(universe: Universe, runtime: Obj) -> Chain:
             return Chain(runtime, tuple(walked), reason, message, None)
         if len(names) >= MAX_DEPTH:
             # Only a parent that exists makes the chain hold more than five runtimes.
-            message = f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent {_quote(parent)})"
+            message = (
+                f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent "
+                f"{_quote(parent)})"
+            )
             loop = _cycle_beyond(universe, runtime, [*walked, found])
             if loop is not None:
                 message += f"; it is also an inheritance cycle: {_fmt(loop)}"
@@ -175,13 +178,14 @@ def chain_problem(chain: Chain) -> Diagnostic | None:
 
 
 def resolve_all(universe: Universe) -> tuple[dict[str, Chain], list[Diagnostic]]:
-    """Resolve every runtime; chains keyed by ``runtime_key``."""
+    """Resolve every runtime; chains keyed by ``runtime_key``, and the problems of profiles. A broken chain's
+    error (``chain_problem``) is left to the caller, which words it (the lifecycle: ``--keep-last-good``)."""
     chains: dict[str, Chain] = {}
     problems: list[Diagnostic] = []
     for runtime in universe.all_runtimes():
         chain = resolve(universe, runtime)
         chains[runtime_key(runtime)] = chain
-        for problem in (chain_problem(chain), profile_problem(runtime)):
-            if problem is not None:
-                problems.append(problem)
+        problem = profile_problem(runtime)
+        if problem is not None:
+            problems.append(problem)
     return chains, problems

@@ -77,15 +77,11 @@ def _keyed(items: list[Any], merge_key: str) -> bool:
     return all(isinstance(item, dict) and merge_key in item for item in items)
 
 
-def merge_keyed_lists(base: list[dict[str, Any]], patch: list[dict[str, Any]], merge_key: str) -> list[dict[str, Any]]:
-    """Merge two lists of maps by ``merge_key`` and order the result as strategic merge patch does."""
-    return _merge_keyed(base, patch, merge_key, owned=False)
-
-
 def _merge_keyed(
     base: list[dict[str, Any]], patch: list[dict[str, Any]], merge_key: str, *, owned: bool
 ) -> list[dict[str, Any]]:
-    """``merge_keyed_lists``; with ``owned`` the items of ``base`` are the caller's copies and are merged in place."""
+    """Two lists of maps merged by ``merge_key`` and ordered as strategic merge patch orders them; with
+    ``owned`` the items of ``base`` are the caller's copies and are merged in place."""
     base_keys = [item[merge_key] for item in base]
     base_pos = {k: i for i, k in reversed(list(enumerate(base_keys)))}
     merged: dict[Any, dict[str, Any]] = {}

@@ -1,4 +1,5 @@
-"""Why auto-selection chose what it chose: runner-ups, skipped and excluded runtimes, as notes (ome-selection §1.8-1.10)."""
+"""Why auto-selection chose what it chose: runner-ups, skipped and excluded runtimes, as notes
+(ome-selection §1.8-1.10)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.names import clip
-from omerender.render.pod import Context
+from omerender.render.context import Context
 from omerender.verify.provenance import Blame, get, sides
 from omerender.verify.rejections import pod_specs, runner_name
 
@@ -76,7 +76,8 @@ def _object_problems(ctx: Context, obj: dict[str, Any]) -> Iterator[str]:
     if kind == "Service" and name and not (len(name) <= 63 and DNS_1035.match(name)):
         yield (
             f'Service name "{clip(name)}" ({len(name)} characters) rendered for InferenceService {ctx.isvc.name} is '
-            "not a DNS-1035 label of at most 63 characters; the API server rejects it: shorten the InferenceService name"
+            "not a DNS-1035 label of at most 63 characters; the API server rejects it: shorten the InferenceService "
+            "name"
         )
     for path, number in _out_of_range(obj):
         if not INT32[0] <= number <= INT32[1]:
@@ -127,12 +128,13 @@ def _labels(ctx: Context, objects: list[dict[str, Any]]) -> Iterator[str]:
     for (key, text), kinds in bad.items():
         yield (
             f'label {key}="{clip(text)}" ({len(text)} characters) on {len(kinds)} object(s) rendered for '
-            f"InferenceService {clip(ctx.isvc.name)} ({', '.join(sorted(set(kinds)))}) is not valid: {LABEL_VALUE_RULE}; "
+            f"InferenceService {clip(ctx.isvc.name)} ({', '.join(sorted(set(kinds)))}) is not valid: "
+            f"{LABEL_VALUE_RULE}; "
             "the API server rejects it"
         )
 
 
-def check(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
+def apiserver_rejections(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
     """What the API server would refuse in one InferenceService's rendered objects."""
     found = [ctx.isvc.diag(ERROR, m, "metadata", "name", code=codes.APISERVER_REJECTS) for m in _labels(ctx, objects)]
     for obj in objects:

@@ -25,7 +25,6 @@ from omerender.diagnostics import ERROR, Diagnostic, field_path
 from omerender.errors import UsageError
 from omerender.load.obj import Obj
 
-DEFAULT_KUBE_VERSION = "1.37"
 SCHEMA_ROOT = "kubernetes-json-schema"
 MAX_ERRORS_PER_OBJECT = 10
 # Custom resources omerender renders and ships a schema for (schemas/README.md); they use the Kubernetes definitions.
@@ -125,7 +124,8 @@ def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
 
 @cache
 def fast_validator(version: str, kind: str, api_version: str) -> quick.Check | None:
-    """jsonschema-rs's verdict as a predicate; ``None`` when there is no schema for the kind (or it cannot build one)."""
+    """jsonschema-rs's verdict as a predicate; ``None`` when there is no schema for the kind (or it cannot build
+    one)."""
     schema = _schema(version, kind, api_version)
     if schema is None:
         return None
@@ -156,7 +156,7 @@ def _path_sort_key(path: tuple[str | int, ...]) -> tuple[tuple[int, str], ...]:
     return tuple((0, f"{k:09d}") if isinstance(k, int) else (1, k) for k in path)
 
 
-def check(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
+def schema_issues(obj: dict[str, Any], version: str) -> list[KubeIssue] | None:
     """Schema problems of one rendered object, sorted by path; ``None`` when no schema exists for its kind."""
     kind, api_version = obj.get("kind"), obj.get("apiVersion")
     if not isinstance(kind, str) or not isinstance(api_version, str):
@@ -184,7 +184,7 @@ def diagnostics(isvc: Obj, objects: list[dict[str, Any]], version: str | None) -
         return []
     found: list[Diagnostic] = []
     for obj in objects:
-        issues = check(obj, version)
+        issues = schema_issues(obj, version)
         labels = (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None
         component = labels.get("component", "") if isinstance(labels, dict) else ""
         where = ("spec", component) if component else ("spec",)

@@ -71,6 +71,7 @@ def choose(text: str, installed: list[str]) -> Choice:
         oldest = numbered[0][1]
         return Choice(
             oldest,
-            f"Kubernetes {wanted[0]}.{wanted[1]} is older than any installed schemas; checking with {oldest}, the oldest",
+            f"Kubernetes {wanted[0]}.{wanted[1]} is older than any installed schemas; checking with {oldest}, the "
+            "oldest",
         )
     raise KubeVersionError(f"no Kubernetes schemas for version {text!r}; installed: {', '.join(installed)}")

@@ -67,7 +67,8 @@ def template_findings(runtime: Obj) -> list[Diagnostic]:
             if fatal:
                 where = ".".join(str(k) if isinstance(k, str) else f"[{k}]" for k in path[1:]).replace(".[", "[")
                 message = (
-                    f"{clip(where)} holds {clip(fatal[0].action)!r}, which is not a placeholder OME can fill: OME runs this container "
+                    f"{clip(where)} holds {clip(fatal[0].action)!r}, which is not a placeholder OME can fill: OME runs "
+                    "this container "
                     f"through Go's html/template, so every InferenceService using runtime {runtime.name} fails with "
                     '"failed to replace placeholders in container"; move the text into a ConfigMap-backed env or file'
                 )

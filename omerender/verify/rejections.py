@@ -22,7 +22,7 @@ from omerender.load.obj import Obj
 from omerender.names import LABEL_RULE, SUBDOMAIN_RULE, is_dns_label, is_dns_subdomain
 from omerender.ome import CONFIG_FIELD
 from omerender.render import quantity
-from omerender.render.pod import Context
+from omerender.render.context import Context
 from omerender.verify.provenance import Blame, Place, get, sides
 
 CONTAINER_LISTS = ("containers", "initContainers")
@@ -31,7 +31,10 @@ PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
 LIFECYCLE_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
 ENV_SOURCES = ("configMapKeyRef", "secretKeyRef", "fieldRef", "resourceFieldRef", "fileKeyRef")
 OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
-PORT_RULE = "must be no more than 15 characters, contain only lower case alphanumeric characters or '-', contain at least one letter, and not start, end or have two '-' in a row"
+PORT_RULE = (
+    "must be no more than 15 characters, contain only lower case alphanumeric characters or '-', contain at least one "
+    "letter, and not start, end or have two '-' in a row"
+)
 PORT_NAME = re.compile(r"^(?=.{1,15}$)(?=.*[a-z])[a-z0-9]+(-[a-z0-9]+)*$")
 ENV_REF = re.compile(r"\$\$|\$\(([A-Z_][A-Z0-9_]*)\)")  # lower-case $(cmd) in a script is shell, not an env var
 REJECTS = "Kubernetes rejects the pod"
@@ -109,7 +112,8 @@ class PodCheck:
                 places = self.places(name)
                 self.error(
                     places[0] if places else None,
-                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} ({field_path(path)}.name: Duplicate value: "{name}")',
+                    f'container "{name}" is defined twice in the pod ({sides(places)}); {REJECTS} '
+                    f'({field_path(path)}.name: Duplicate value: "{name}")',
                     codes.DUPLICATE_CONTAINER,
                 )
             seen.add(name)
@@ -117,7 +121,8 @@ class PodCheck:
                 places = self.places(name)
                 self.error(
                     places[0] if places else None,
-                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({field_path(path)}.name: Invalid value: "{name}": {LABEL_RULE})',
+                    f'container name "{name}" set by {sides(places)} is not valid; {REJECTS} ({field_path(path)}.name: '
+                    f'Invalid value: "{name}": {LABEL_RULE})',
                     codes.INVALID_NAME,
                 )
 
@@ -138,14 +143,16 @@ class PodCheck:
             if name in seen:
                 self.error(
                     first,
-                    f'volume "{name}" is defined twice in the pod ({sides(places)}, or OME\'s model volume); {REJECTS} ({path}.name: Duplicate value: "{name}")',
+                    f'volume "{name}" is defined twice in the pod ({sides(places)}, or OME\'s model volume); {REJECTS} '
+                    f'({path}.name: Duplicate value: "{name}")',
                     codes.DUPLICATE_VOLUME,
                 )
             seen.add(name)
             if name and not valid:
                 self.error(
                     first,
-                    f'volume name "{name}" set by {sides(places)} is not valid; {REJECTS} ({path}.name: Invalid value: "{name}": {LABEL_RULE})',
+                    f'volume name "{name}" set by {sides(places)} is not valid; {REJECTS} ({path}.name: Invalid value: '
+                    f'"{name}": {LABEL_RULE})',
                     codes.INVALID_NAME,
                 )
             if len(kinds) > 1:
@@ -193,7 +200,8 @@ class PodCheck:
             )
             message = (
                 f"container {name}: requests.{key} {requests[key]} (set by {sides(req_by[:1])}) is {relation} "
-                f"limits.{key} {limits[key]} (set by {sides(lim_by[:1])}); requests and limits merge by key, so set both; "
+                f"limits.{key} {limits[key]} (set by {sides(lim_by[:1])}); requests and limits merge by key, so set "
+                "both; "
                 f'{REJECTS} ({field_path(path)}.resources.requests: Invalid value: "{requests[key]}": {rule})'
             )
             self.error(req_by[0] if req_by else None, message, codes.REQUEST_ABOVE_LIMIT)
@@ -262,9 +270,15 @@ class PodCheck:
                     continue
                 reported.add((var, late))
                 if late:
-                    message = f"container {name}: $({var}) refers to env var {var}, which env defines only after this entry; Kubernetes expands only earlier entries and leaves the text $({var}) as it is"
+                    message = (
+                        f"container {name}: $({var}) refers to env var {var}, which env defines only after this entry; "
+                        f"Kubernetes expands only earlier entries and leaves the text $({var}) as it is"
+                    )
                 else:
-                    message = f"container {name}: $({var}) refers to an env var no env entry defines; Kubernetes leaves the text $({var}) as it is"
+                    message = (
+                        f"container {name}: $({var}) refers to an env var no env entry defines; Kubernetes leaves the "
+                        f"text $({var}) as it is"
+                    )
                 self.found.append(self.blame.text_at(f"$({var})", WARNING, message, codes.UNDEFINED_ENV_REF))
 
     def handlers(self, path: tuple[Any, ...], name: str, container: dict[str, Any]) -> None:
@@ -303,8 +317,10 @@ class PodCheck:
                 mine, theirs = self.port_place(name, port), self.port_place(name, names[label])
                 both = sorted(mine[:1] + theirs[:1], key=lambda p: self.blame.rank(p.source))
                 message = (
-                    f'container {name}: port name "{label}" is used by containerPort {names[label].get("containerPort")} '
-                    f"(set by {sides(theirs[:1])}) and containerPort {port.get('containerPort')} (set by {sides(mine[:1])}); "
+                    f'container {name}: port name "{label}" is used by containerPort '
+                    f"{names[label].get('containerPort')} "
+                    f"(set by {sides(theirs[:1])}) and containerPort {port.get('containerPort')} (set by "
+                    f"{sides(mine[:1])}); "
                     f'{REJECTS} ({_port_where(path, i)}.name: Duplicate value: "{label}")'
                 )
                 self.error(both[0] if both else None, message, codes.DUPLICATE_PORT)
@@ -314,13 +330,18 @@ class PodCheck:
                     found = self.port_place(name, port)
                     self.error(
                         found[0] if found else None,
-                        f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} ({_port_where(path, i)}.name: Invalid value: "{label}": {PORT_RULE})',
+                        f'container {name}: port name "{label}" set by {sides(found)} is not valid; {REJECTS} '
+                        f'({_port_where(path, i)}.name: Invalid value: "{label}": {PORT_RULE})',
                         codes.INVALID_NAME,
                     )
             key = (port.get("containerPort"), port.get("protocol", "TCP"))
             if key in keys:
                 found = self.port_place(name, port)
-                message = f'container {name}: containerPort {key[0]}/{key[1]} is listed twice ({sides(found)}); Kubernetes accepts the pod with the warning "{_port_where(path, i)}: duplicate port definition", and server-side apply rejects it'
+                message = (
+                    f"container {name}: containerPort {key[0]}/{key[1]} is listed twice ({sides(found)}); Kubernetes "
+                    f'accepts the pod with the warning "{_port_where(path, i)}: duplicate port definition", and '
+                    "server-side apply rejects it"
+                )
                 self.found.append(self.blame.at(found[0] if found else None, WARNING, message, codes.DUPLICATE_PORT))
             keys.add(key)
             host = (port.get("hostPort"), key[1], port.get("hostIP", ""))
@@ -329,7 +350,8 @@ class PodCheck:
                     found = self.port_place(name, port)
                     self.error(
                         found[0] if found else None,
-                        f'container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); {REJECTS} ({_port_where(path, i)}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
+                        f"container {name}: hostPort {host[0]}/{host[1]} is used twice in the pod ({sides(found)}); "
+                        f'{REJECTS} ({_port_where(path, i)}.hostPort: Duplicate value: "{host[0]}/{host[1]}")',
                         codes.DUPLICATE_PORT,
                     )
                 self.host_ports.add(host)
@@ -339,7 +361,10 @@ def object_name(isvc: Obj, obj: dict[str, Any]) -> list[Diagnostic]:
     name = str(get(obj, ("metadata", "name")) or "")
     if not name or is_dns_subdomain(name):
         return []
-    message = f'{obj.get("kind")} name "{name}" made from InferenceService {isvc.name} is not valid; Kubernetes rejects it (metadata.name: Invalid value: "{name}": {SUBDOMAIN_RULE})'
+    message = (
+        f'{obj.get("kind")} name "{name}" made from InferenceService {isvc.name} is not valid; Kubernetes rejects it '
+        f'(metadata.name: Invalid value: "{name}": {SUBDOMAIN_RULE})'
+    )
     return [isvc.diag(ERROR, message, "metadata", "name", code=codes.INVALID_NAME)]
 
 
@@ -354,7 +379,7 @@ def runner_name(ctx: Context, component: str) -> str:
     return ""
 
 
-def check(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
+def pod_rejections(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnostic]:
     """Rejections in one InferenceService's rendered objects, blamed on ``ctx.sources``."""
     found: list[Diagnostic] = []
     for obj in objects:

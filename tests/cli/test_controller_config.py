@@ -52,8 +52,8 @@ def test_a_file_without_the_configmap_is_an_error(run_cli, tree: Path, monkeypat
     result = run_cli("build", "in", "--controller-config", "in/model.yaml")
     assert result.exit_code == 1 and result.stdout == ""
     assert (
-        "in/model.yaml:1:1: error: [controller-config] --controller-config: no ConfigMap inferenceservice-config (namespace ome)"
-        in (result.stderr)
+        "in/model.yaml:1:1: error: [controller-config] --controller-config: no ConfigMap inferenceservice-config "
+        "(namespace ome)" in (result.stderr)
     )
 
 

@@ -131,12 +131,15 @@ def test_whole_corpus_loads_with_its_known_defects(run_cli) -> None:
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]
     root = OME / "runtimes"
     assert errors == sorted(
-        f"{root / second}:4:9: error: [duplicate-object] duplicate ClusterServingRuntime '{name}': also defined at {root / first}:4"
+        f"{root / second}:4:9: error: [duplicate-object] duplicate ClusterServingRuntime '{name}': also defined at "
+        f"{root / first}:4"
         for second, (name, first) in DUPLICATES.items()
     )
     cohere = (
-        f"{root / COHERE}:63:11: warning: [runtime-template] engineConfig.runner.command[18] holds '{{{{ system_message }}}}', which is not "
-        "a placeholder OME can fill: OME runs this container through Go's html/template, so every InferenceService using "
+        f"{root / COHERE}:63:11: warning: [runtime-template] engineConfig.runner.command[18] holds '{{{{ "
+        "system_message }}', which is not "
+        "a placeholder OME can fill: OME runs this container through Go's html/template, so every InferenceService "
+        "using "
         'runtime srt-c4ai-command-r-v01 fails with "failed to replace placeholders in container"; move the text into a '
         "ConfigMap-backed env or file"
     )
@@ -237,8 +240,8 @@ def test_auto_selection_worked_examples(run_cli, tmp_path: Path) -> None:
         "no runtime named; OME selects ClusterServingRuntime vllm-llama-3-2-1b-instruct (score 2, 1 compatible)"
     ]
     assert (
-        "srt-llama-3-2-1b-instruct is compatible but not considered: runtime does not have auto-select enabled for any supported format"
-        in _notes(llama, "runtime-skipped")
+        "srt-llama-3-2-1b-instruct is compatible but not considered: runtime does not have auto-select enabled for any "
+        "supported format" in _notes(llama, "runtime-skipped")
     )
 
     coder = _select(run_cli, tmp_path, "qwen2-5-coder-32b-instruct")
@@ -258,7 +261,8 @@ def test_auto_selection_worked_examples(run_cli, tmp_path: Path) -> None:
     [message] = _notes(deepseek, "RuntimeSelectionError")
     assert message.startswith(
         "Failed to find runtime for model deepseek-v3: no runtime found to support model safetensors with format "
-        f"safetensors in namespace {NAMESPACE}. Checked 203 runtimes (0 namespace-scoped, 203 cluster-scoped). Excluded runtimes: "
+        f"safetensors in namespace {NAMESPACE}. Checked 203 runtimes (0 namespace-scoped, 203 cluster-scoped). "
+        "Excluded runtimes: "
     )
     skipped = _notes(deepseek, "runtime-skipped")
     assert skipped == [

@@ -68,7 +68,10 @@ def alias_text(files: int, chars: int, aliases: int) -> Callable[[Path], None]:
     def make(folder: Path) -> None:
         for n in range(files):
             repeated = ", ".join(["*s"] * aliases)
-            text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{n}}}\ndata:\n  a: [&s {'x' * chars}, {repeated}]\n"
+            text = (
+                f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{n}}}\ndata:\n  a: [&s {'x' * chars}, "
+                f"{repeated}]\n"
+            )
             (folder / f"c{n}.yaml").write_text(text, encoding="utf-8")
 
     return make

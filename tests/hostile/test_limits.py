@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from omerender.load.reader import LoadOptions, load
+from omerender.load.reader import load
 from omerender.load.yamlio import MAX_DEPTH, MAX_EXPANDED_NODES, measure, parse_documents
 
 HERE = Path(__file__).parent
@@ -31,7 +31,7 @@ def _capped(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes
 def test_alias_bomb_is_refused_fast_with_little_memory() -> None:
     assert 700 <= BOMB.stat().st_size <= 1024
     started = time.perf_counter()
-    result = load([str(BOMB)], LoadOptions())
+    result = load([str(BOMB)])
     elapsed = time.perf_counter() - started
     assert [d.code for d in result.diagnostics] == ["yaml-syntax"]
     assert "expands to more than 1000000 nodes" in result.diagnostics[0].message
@@ -54,7 +54,8 @@ def test_alias_bomb_through_the_cli_under_a_memory_cap() -> None:
     assert proc.stdout == b""
     assert (
         proc.stderr.decode()
-        == "<stdin>:2:1: error: [yaml-syntax] invalid YAML: document expands to more than 1000000 nodes through aliases\n"
+        == "<stdin>:2:1: error: [yaml-syntax] invalid YAML: document expands to more than 1000000 nodes through "
+        "aliases\n"
     )
     assert elapsed < 10  # interpreter start-up included; the refusal itself is timed above
 
@@ -86,7 +87,8 @@ def test_a_big_file_of_tiny_nodes_is_refused_before_nodes_are_built() -> None:
     assert proc.returncode == 1, proc.stderr
     assert (
         proc.stderr.decode()
-        == "<stdin>:1000000:3: error: [yaml-syntax] invalid YAML: file holds more than 1000000 YAML nodes; split it into smaller files\n"
+        == "<stdin>:1000000:3: error: [yaml-syntax] invalid YAML: file holds more than 1000000 YAML nodes; split it "
+        "into smaller files\n"
     )
     assert time.perf_counter() - started < 20
 
@@ -149,7 +151,7 @@ def test_the_run_budget_counts_every_file_together(tmp_path: Path) -> None:
 
     paths = _configmaps(tmp_path / "in", 10, 1000)
     budget = Budget(max_total_bytes=5000)
-    result = load(paths, LoadOptions(budget=budget))
+    result = load(paths, budget=budget)
     refused = [d for d in result.diagnostics if d.code == "run-too-large"]
     assert refused and all(d.severity == "error" for d in refused), result.diagnostics
     assert "more than 5000 bytes in all" in refused[0].message
@@ -160,7 +162,7 @@ def test_the_run_node_budget_counts_every_file_together(tmp_path: Path) -> None:
     from omerender.load.bounded import Budget
 
     paths = _configmaps(tmp_path / "in", 10, 10)
-    result = load(paths, LoadOptions(budget=Budget(max_total_nodes=40)))
+    result = load(paths, budget=Budget(max_total_nodes=40))
     refused = [d for d in result.diagnostics if "more than 40 YAML nodes in all" in d.message]
     assert refused and all(d.severity == "error" for d in refused), result.diagnostics
     assert len(result.objects) < 10

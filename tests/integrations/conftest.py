@@ -1,28 +1,3 @@
-"""Fixtures for the GitOps integration tests (helpers live in gitops_helpers.py)."""
+"""Fixtures: the llama-demo tree to change and the reference build every route must produce."""
 
-from __future__ import annotations
-
-import shutil
-from pathlib import Path
-from typing import Any
-
-import pytest
-from gitops_helpers import FIXTURE, objects, omerender
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """A copy of the llama-demo example to change."""
-    target = tmp_path / "manifests"
-    shutil.copytree(FIXTURE, target)
-    return target
-
-
-@pytest.fixture(scope="session")
-def reference_build() -> list[dict[str, Any]]:
-    """`omerender build fixtures/llama-demo`: what every other route must produce."""
-    proc = omerender("build", str(FIXTURE))
-    assert proc.code == 0, proc
-    docs = objects(proc.out)
-    assert any(d["kind"] == "Deployment" for d in docs), proc
-    return docs
+from gitops_fixtures import reference_build, tree  # noqa: F401 - pytest fixtures

@@ -46,8 +46,12 @@ def test_version_answers_without_importing_the_core() -> None:
     assert proc.out.strip().endswith("[]"), proc
 
 
-def test_the_cli_default_kube_version_is_kube_validates() -> None:
+def test_the_cli_takes_its_defaults_from_the_shared_constants() -> None:
+    from omerender import constants
     from omerender.cli import common as cli
-    from omerender.verify import kube_schema as kube_validate
+    from omerender.settings import BY_STEM, VALIDATE_MODES
 
-    assert cli.DEFAULT_KUBE_VERSION == kube_validate.DEFAULT_KUBE_VERSION
+    assert cli.DEFAULT_KUBE_VERSION is constants.DEFAULT_KUBE_VERSION
+    assert BY_STEM["kube-version"].default is constants.DEFAULT_KUBE_VERSION
+    assert BY_STEM["max-file-size"].default is constants.DEFAULT_MAX_FILE_BYTES
+    assert VALIDATE_MODES == tuple(constants.ValidationMode)

@@ -118,7 +118,8 @@ def test_revision_pin_with_a_tampered_snapshot_is_located_at_the_revision(run_cl
     assert done.exit_code == 1
     [error] = [line for line in done.stderr.splitlines() if ": error: " in line]
     assert error.startswith(
-        f"{lock_path.as_posix()}:{where}:3: error: [RuntimePinError] InferenceService {KEY} is pinned (spec.runtime.revision)"
+        f"{lock_path.as_posix()}:{where}:3: error: [RuntimePinError] InferenceService {KEY} is pinned "
+        "(spec.runtime.revision)"
     )
     assert "spec.runtime.revision" in error
 

@@ -95,11 +95,11 @@ def worlds(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 OME_KEYS = (
-    "apiVersion", "kind", "metadata", "name", "namespace", "annotations", "spec", "engineConfig", "decoderConfig", "runner",
-    "image", "args", "command", "env", "value", "valueFrom", "resources", "requests", "limits", "cpu", "nvidia.com/gpu",
-    "volumes", "emptyDir", "containers", "initContainers", "ports", "containerPort", "model", "runtime", "engine", "decoder",
-    "router", "disabled", "supportedModelFormats", "modelFormat", "storage", "path", "ome.io/inherit-from",
-    "ome.io/runtime-profile", "leader", "worker", "size", "minReplicas", "labels",
+    "apiVersion", "kind", "metadata", "name", "namespace", "annotations", "spec", "engineConfig", "decoderConfig",
+    "runner", "image", "args", "command", "env", "value", "valueFrom", "resources", "requests", "limits", "cpu",
+    "nvidia.com/gpu", "volumes", "emptyDir", "containers", "initContainers", "ports", "containerPort", "model",
+    "runtime", "engine", "decoder", "router", "disabled", "supportedModelFormats", "modelFormat", "storage", "path",
+    "ome.io/inherit-from", "ome.io/runtime-profile", "leader", "worker", "size", "minReplicas", "labels",
 )  # fmt: skip
 junk_scalar = st.one_of(
     st.none(),

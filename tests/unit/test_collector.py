@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from omerender.load.yamlio import dump_stream
-from omerender.pipeline import BuildOptions, build, collector_paused
+from omerender.pipeline import build, collector_paused
+from omerender.result import BuildOptions
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 

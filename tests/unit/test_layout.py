@@ -11,7 +11,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "omerender"
 SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.errors", "omerender.ome"}
-SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.settings", "omerender.catalogue"}
+SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.constants", "omerender.paths"}
+SHARED |= {"omerender.settings", "omerender.catalogue"}
 STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
 STAGES += ("factor", "gitops", "cli")
 
@@ -40,9 +41,16 @@ def _imports() -> dict[str, set[str]]:
     return graph
 
 
+# A top-level module that is not shared sits on a stage's floor: the build's result holds the lifecycle's
+# decisions and lifecycle.diff compares results (lifecycle.settle must not import it: the cycle test).
+FLOORS = {"omerender.result": "lifecycle"}
+
+
 def _stage(module: str) -> int | None:
     if module in SHARED:
         return None
+    if module in FLOORS:
+        return STAGES.index(FLOORS[module])
     if module == "omerender.__main__":  # python -m omerender: the entry point sits with the CLI
         return STAGES.index("cli")
     part = module.split(".")[1]
@@ -51,19 +59,21 @@ def _stage(module: str) -> int | None:
 
 def test_top_level_holds_only_shared_modules_and_the_pipeline() -> None:
     top = {p.stem for p in PACKAGE.glob("*.py")}
-    assert top == {
-        "__init__",
-        "__main__",
-        "diagnostics",
-        "codes",
-        "errors",
-        "ome",
-        "data",
-        "names",
-        "pipeline",
+    assert top == {"__init__", "__main__", "diagnostics", "codes", "errors", "ome", "data", "names", "pipeline"} | {
+        "constants",
+        "paths",
+        "result",
         "settings",
     }
     assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} >= set(STAGES) - {"pipeline"}
+
+
+@pytest.mark.parametrize("stage", [s for s in STAGES if s != "pipeline"])
+def test_each_stage_says_what_it_does_and_what_it_may_import(stage: str) -> None:
+    init = PACKAGE / stage / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) if init.exists() else None
+    assert doc, f"{init} has no docstring"
+    assert "May import:" in doc, f"{init}: say what the stage may import"
 
 
 def test_imports_only_flow_down_the_stages() -> None:

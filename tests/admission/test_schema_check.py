@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from omerender.admission.schema import KINDS, SchemaIssue, check
+from omerender.admission.schema import KINDS, SchemaIssue, crd_schema_issues
 from omerender.diagnostics import field_path as dotted
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,21 +79,23 @@ def test_corpus_is_clean(folder: str, kind: str) -> None:
     docs = _corpus(folder)
     objects = [(name, doc) for name, doc in docs if doc.get("kind") == kind]
     assert len(objects) >= 200
-    problems = {name: issues for name, doc in objects if (issues := check(doc))}
+    problems = {name: issues for name, doc in objects if (issues := crd_schema_issues(doc))}
     assert problems == {}
 
 
 def test_valid_runtime_and_other_kinds() -> None:
-    assert check(_runtime()) == []
-    assert check({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": 1}}) == []
-    assert check({"kind": "Kustomization", "resources": []}) == []
+    assert crd_schema_issues(_runtime()) == []
+    assert (
+        crd_schema_issues({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": {"a": 1}}) == []
+    )
+    assert crd_schema_issues({"kind": "Kustomization", "resources": []}) == []
 
 
 def test_misspelled_field_is_unknown() -> None:
     obj = _runtime()
     obj["spec"]["engineConfig"]["runer"] = obj["spec"]["engineConfig"].pop("runner")
     obj["metadata"]["annotaions"] = {}
-    issues = check(obj)
+    issues = crd_schema_issues(obj)
     assert [(i.path, i.unknown_field) for i in issues] == [
         (("metadata", "annotaions"), True),
         (("spec", "engineConfig", "runer"), True),
@@ -106,7 +108,7 @@ def test_wrong_type_is_an_error() -> None:
     obj["spec"]["modelSizeRange"]["min"] = 2
     obj["spec"]["engineConfig"]["runner"]["resources"]["requests"]["cpu"] = 0.5
     obj["metadata"]["annotations"]["ome.io/runtime-profile"] = True
-    assert check(obj) == [
+    assert crd_schema_issues(obj) == [
         SchemaIssue(
             ("metadata", "annotations", "ome.io/runtime-profile"),
             "metadata.annotations[ome.io/runtime-profile]: True is not of type 'string'",
@@ -125,12 +127,12 @@ def test_required_and_top_level() -> None:
     obj = _runtime()
     del obj["spec"]["engineConfig"]["runner"]["name"]
     obj["apiVersion"] = "ome.io/v1"
-    messages = [i.message for i in check(obj)]
+    messages = [i.message for i in crd_schema_issues(obj)]
     assert messages == [
         "apiVersion: 'ome.io/v1beta1' was expected",
         "spec.engineConfig.runner: 'name' is a required property",
     ]
-    assert [i.message for i in check({"kind": "BaseModel"})] == [
+    assert [i.message for i in crd_schema_issues({"kind": "BaseModel"})] == [
         "'apiVersion' is a required property",
         "'metadata' is a required property",
     ]
@@ -142,7 +144,7 @@ def test_list_map_duplicates() -> None:
     runner["ports"].append({"containerPort": 8080, "protocol": "TCP"})  # protocol defaults to TCP
     runner["ports"].append({"containerPort": 8080, "protocol": "UDP"})
     runner["env"] = [{"name": "A", "value": "1"}, {"name": "B"}, {"name": "A", "value": "2"}]
-    assert [(i.path[-2:], i.message.split(": ", 1)[1]) for i in check(obj)] == [
+    assert [(i.path[-2:], i.message.split(": ", 1)[1]) for i in crd_schema_issues(obj)] == [
         (("env", 2), 'Duplicate value: {"name": "A"}'),
         (("ports", 1), 'Duplicate value: {"containerPort": 8080, "protocol": "TCP"}'),
     ]
@@ -155,10 +157,10 @@ def test_inheritance_fields() -> None:
         "inheritanceChain": ["sglang-profile", "child"],
         "conditions": [{"type": "InheritanceReady", "status": "False", "reason": "ParentNotFound", "message": "x"}],
     }
-    assert check(obj) == []
+    assert crd_schema_issues(obj) == []
     obj["status"]["conditions"][0]["reason"] = "Nope"
     obj["metadata"]["annotations"]["ome.io/runtime-profile"] = "yes"
-    assert [i.path for i in check(obj)] == [
+    assert [i.path for i in crd_schema_issues(obj)] == [
         ("metadata", "annotations", "ome.io/runtime-profile"),
         ("status", "conditions", 0, "reason"),
     ]
@@ -168,16 +170,16 @@ def test_inheritance_fields() -> None:
         "metadata": {"name": "llama", "namespace": "llama-demo"},
         "spec": {"model": {"name": "m"}, "runtime": {"name": "child", "autoSync": False, "revision": "child-3"}},
     }
-    assert check(isvc) == []
+    assert crd_schema_issues(isvc) == []
     isvc["spec"]["runtime"]["autoSync"] = "no"
-    assert [i.message for i in check(isvc)] == ["spec.runtime.autoSync: 'no' is not of type 'boolean'"]
+    assert [i.message for i in crd_schema_issues(isvc)] == ["spec.runtime.autoSync: 'no' is not of type 'boolean'"]
 
 
 def test_nulls_are_pruned() -> None:
     obj = _runtime()
     obj["spec"]["engineConfig"]["runner"]["args"] = None
     obj["spec"]["tolerations"] = None
-    assert check(obj) == []
+    assert crd_schema_issues(obj) == []
 
 
 def test_dotted() -> None:
@@ -204,14 +206,14 @@ _json = st.recursive(
 )
 def test_never_raises(kind: str, body: dict[str, Any]) -> None:
     obj = {"apiVersion": "ome.io/v1beta1", "kind": kind, **body}
-    issues = check(obj)
+    issues = crd_schema_issues(obj)
     assert all(isinstance(i, SchemaIssue) for i in issues)
-    assert check(copy.deepcopy(obj)) == issues
+    assert crd_schema_issues(copy.deepcopy(obj)) == issues
 
 
 def test_odd_inputs() -> None:
-    assert check({"kind": ["x"]}) == []
-    assert check(
+    assert crd_schema_issues({"kind": ["x"]}) == []
+    assert crd_schema_issues(
         {
             "kind": "BaseModel",
             1: 2,
@@ -232,11 +234,13 @@ def test_odd_inputs() -> None:
     for _ in range(5000):
         node["spec"] = {}
         node = node["spec"]
-    issues = check({"apiVersion": "ome.io/v1beta1", "kind": "ServingRuntime", "metadata": {"name": "r"}, "spec": deep})
+    issues = crd_schema_issues(
+        {"apiVersion": "ome.io/v1beta1", "kind": "ServingRuntime", "metadata": {"name": "r"}, "spec": deep}
+    )
     assert [(i.path, i.unknown_field) for i in issues] == [(("spec", "spec"), True)]
     cyclic: dict[str, Any] = {"name": "c"}
     cyclic["env"] = [cyclic]
-    assert all(isinstance(i, SchemaIssue) for i in check({"kind": "ServingRuntime", "spec": cyclic}))
+    assert all(isinstance(i, SchemaIssue) for i in crd_schema_issues({"kind": "ServingRuntime", "spec": cyclic}))
 
 
 @pytest.mark.parametrize("name", SCHEMA_FILES)
@@ -301,5 +305,5 @@ def test_native_list_type_check_agrees_with_jsonschema(kind: str) -> None:
             checked += 1
         if len(variants) > 1:
             assert not module._passes(kind, variants[1])
-            assert any("Duplicate value" in issue.message for issue in module.check(variants[1]))
+            assert any("Duplicate value" in issue.message for issue in module.crd_schema_issues(variants[1]))
     assert checked or kind not in ("ClusterServingRuntime", "ClusterBaseModel")

@@ -57,7 +57,8 @@ def test_text_is_the_default(run_cli, findings: Path) -> None:
         ("input/all.yaml", "49", "19", " error"),
     ]
     assert lines[0].endswith(
-        'unknown field "spec.engineConfig.runer" (kubectl apply rejects it by default; the API server drops it when field validation is off)'
+        'unknown field "spec.engineConfig.runer" (kubectl apply rejects it by default; the API server drops it when '
+        "field validation is off)"
     )
 
 

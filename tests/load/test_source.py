@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from omerender.load import source
-from omerender.load.reader import LoadOptions, load, to_object
+from omerender.load.reader import load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import find_scalar, parse_documents, position
 
@@ -101,7 +101,7 @@ def test_merge_keys_move_pairs_in_the_recomposed_tree_as_in_the_first(merge: str
 def test_objects_keep_no_tree_and_point_where_the_tree_did() -> None:
     text = Source("bundle.yaml", TEXT)
     for doc in parse_documents(TEXT):
-        obj, problem = to_object(text, doc, LoadOptions())
+        obj, problem = to_object(text, doc)
         assert problem is None and obj is not None
         assert "node" not in vars(obj)
         assert (obj.path, obj.index, obj.source) == ("bundle.yaml", doc.index, text)
@@ -115,7 +115,7 @@ def test_objects_keep_no_tree_and_point_where_the_tree_did() -> None:
 def test_loaded_objects_share_one_source_per_file(tmp_path: Path) -> None:
     (tmp_path / "bundle.yaml").write_text(TEXT)
     (tmp_path / "one.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n")
-    loaded = load([str(tmp_path)], LoadOptions())
+    loaded = load([str(tmp_path)])
     by_file = {o.path: o.source for o in loaded.objects}
     assert len(loaded.objects) == 4 and len(by_file) == 2
     assert all(o.source is by_file[o.path] for o in loaded.objects)
@@ -175,7 +175,7 @@ def test_prelocated_positions_equal_the_composed_ones() -> None:
     isvcs = [
         obj
         for doc in parse_documents(TEXT)
-        for obj in [to_object(Source("f.yaml", TEXT), doc, LoadOptions())[0]]
+        for obj in [to_object(Source("f.yaml", TEXT), doc)[0]]
         if obj is not None and obj.kind == "InferenceService"
     ]
     assert len(isvcs) == 1 and isvcs[0].marks is not None

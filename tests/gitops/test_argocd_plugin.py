@@ -251,7 +251,8 @@ def test_broken_chains_fail_with_short_stderr(tmp_path: Path) -> None:
     proc = _generate(app)
     assert proc.code == 1 and proc.out == "", proc
     assert re.search(
-        r'broken-00\.yaml:\d+:\d+: error: \[ParentNotFound\] inherit-from parent "missing-00" not found \(chain so far: \[broken-00\]\)',
+        r'broken-00\.yaml:\d+:\d+: error: \[ParentNotFound\] inherit-from parent "missing-00" not found \(chain so '
+        r"far: \[broken-00\]\)",
         proc.err,
     ), proc.err
     lines = proc.err.splitlines()

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.diagnostics import field_path
 from omerender.verify import kube_schema as kv
 
@@ -23,14 +24,14 @@ def ksvc(**revision: Any) -> dict[str, Any]:
 
 
 def test_a_valid_knative_service_passes() -> None:
-    assert kv.check(ksvc(containerConcurrency=10, timeoutSeconds=60), kv.DEFAULT_KUBE_VERSION) == []
+    assert kv.schema_issues(ksvc(containerConcurrency=10, timeoutSeconds=60), DEFAULT_KUBE_VERSION) == []
 
 
 def test_knative_bounds_and_pod_spec_are_checked() -> None:
     bad = ksvc(containerConcurrency=2000)
     bad["spec"]["traffic"][0]["percent"] = 101
     bad["spec"]["template"]["spec"]["containers"][0]["ports"] = [{"containerPort": "http"}]
-    issues = kv.check(bad, kv.DEFAULT_KUBE_VERSION)
+    issues = kv.schema_issues(bad, DEFAULT_KUBE_VERSION)
     paths = sorted(field_path(i.path) for i in issues or [])
     assert paths == [
         "spec.template.spec.containerConcurrency",
@@ -42,7 +43,7 @@ def test_knative_bounds_and_pod_spec_are_checked() -> None:
 def test_unknown_fields_in_the_knative_envelope_are_refused() -> None:
     bad = ksvc()
     bad["spec"]["rollout"] = {}
-    assert [field_path(i.path) for i in kv.check(bad, kv.DEFAULT_KUBE_VERSION) or []] == ["spec"]
+    assert [field_path(i.path) for i in kv.schema_issues(bad, DEFAULT_KUBE_VERSION) or []] == ["spec"]
 
 
 def test_shipped_copies_are_identical() -> None:

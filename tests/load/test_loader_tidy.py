@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omerender.load.reader import LoadOptions, load
+from omerender.load.reader import load
 from omerender.load.yamlio import parse_documents
 
 RUNTIME = """\
@@ -37,7 +37,7 @@ def test_keys_that_are_not_text_and_nulls_are_noted() -> None:
 
 def test_loaded_objects_are_tidied_when_needed(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(RUNTIME.format(key="on", runner="{name: main, image: null}"), encoding="utf-8")
-    (obj,) = load([str(tmp_path)], LoadOptions(namespace="default")).objects
+    (obj,) = load([str(tmp_path)], "default").objects
     config = obj.body["spec"]["engineConfig"]
     assert config["annotations"] == {"true": "x"}
     assert config["runner"] == {"name": "main"}

@@ -135,6 +135,7 @@ def test_an_input_object_named_like_a_rendered_one_is_an_error(tmp_path: Path) -
     proc = omerender("build", str(tmp_path), "--emit", "passthrough", "--emit", "rendered")
     assert proc.code == 1 and proc.out == ""
     assert proc.err == (
-        f"{tmp_path}/svc.yaml:4:9: error: [duplicate-output] Service llama-demo/llama-3-2-3b-instruct is emitted twice: "
+        f"{tmp_path}/svc.yaml:4:9: error: [duplicate-output] Service llama-demo/llama-3-2-3b-instruct is emitted "
+        "twice: "
         "also an object omerender renders; applying both would keep only one\n"
     )

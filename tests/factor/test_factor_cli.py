@@ -73,7 +73,8 @@ spec:
 
 
 def fleet(root: Path) -> Path:
-    """Three flat runtimes (one auto-selected), a model, an InferenceService naming a runtime, one relying on auto-selection."""
+    """Three flat runtimes (one auto-selected), a model, an InferenceService naming a runtime, one relying on
+    auto-selection."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "runtimes").mkdir()
     for name, auto, lo, hi, tp in (

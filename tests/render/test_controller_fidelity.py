@@ -147,8 +147,8 @@ def test_multinode_ray_vllm_is_a_clear_error(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), isvc("svc", "rt", extra={"engine": engine}))
     assert result.exit_code == 1
     assert (
-        "error: [unsupported-deployment-mode] engine component uses deployment mode MultiNodeRayVLLM, for which OME creates RayClusters"
-        in (result.stderr)
+        "error: [unsupported-deployment-mode] engine component uses deployment mode MultiNodeRayVLLM, for which OME "
+        "creates RayClusters" in (result.stderr)
     )
 
 
@@ -158,8 +158,8 @@ def test_virtual_deployment_renders_nothing(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat()), svc, args=("-v",))
     assert result.exit_code == 0 and result.stdout == ""
     assert (
-        "info: [virtual-deployment] ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this InferenceService and marks it Ready"
-        in result.stderr
+        "info: [virtual-deployment] ome.io/deploymentMode is VirtualDeployment: OME creates nothing for this "
+        "InferenceService and marks it Ready" in result.stderr
     )
 
 
@@ -168,8 +168,9 @@ def test_multinode_without_worker_crashes_the_controller(run_cli, tmp_path):
     result = build(run_cli, tmp_path, runtime("rt", flat(engineConfig=engine)), isvc("svc", "rt"))
     assert result.exit_code == 1
     assert (
-        "error: [ome-panic] engine runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); add engine.worker with a size"
-        in result.stderr
+        "error: [ome-panic] engine runs in MultiNode mode (it has a leader) but has no worker: OME's LeaderWorkerSet "
+        "builder dereferences the missing worker pod spec and the controller crashes (nil-pointer panic); add "
+        "engine.worker with a size" in result.stderr
     )
 
 
@@ -178,14 +179,15 @@ def test_one_sided_size_range_is_an_error_at_the_runtime(run_cli, tmp_path):
     assert result.exit_code == 1
     line = line_of(tmp_path, "modelSizeRange:") + 1
     assert (
-        f"in.yaml:{line}:5: error: [size-range-one-sided] modelSizeRange sets no max: OME's matcher dereferences both bounds, so the controller "
+        f"in.yaml:{line}:5: error: [size-range-one-sided] modelSizeRange sets no max: OME's matcher dereferences both "
+        "bounds, so the controller "
         "crashes (nil-pointer panic) when it checks a model with modelParameterSize against runtime rt; set both"
     ) in result.stderr
     assert "OME's runtime matcher would crash the controller here" in result.stderr
 
 
 def test_one_sided_range_completed_by_the_parent_is_a_note_without_auto_selection(run_cli, tmp_path):
-    # The spec endorses this pattern; it is a hazard only when OME auto-selects (tests/cli/test_size_range.py).
+    # The spec endorses this pattern; it is a hazard only when OME auto-selects (tests/selection/test_size_range.py).
     parent = runtime("parent", flat(disabled=True, modelSizeRange={"min": "1B", "max": "9B"}))
     child = runtime("child", {"disabled": False, "modelSizeRange": {"max": "5B"}}, parent="parent")
     result = build(run_cli, tmp_path, parent, child, isvc("svc", "child"))
@@ -207,8 +209,8 @@ def test_accelerator_classes(run_cli, tmp_path):
     )
     assert result.exit_code == 1
     assert (
-        "error: [RuntimeValidationError] Runtime rt does not support model m3b: runtime rt does not support model : runtime does not support the required accelerator class"
-        in result.stderr
+        "error: [RuntimeValidationError] Runtime rt does not support model m3b: runtime rt does not support model : "
+        "runtime does not support the required accelerator class" in result.stderr
     )
     assert "does not model AcceleratorClasses" not in result.stderr  # modelled since issue 12
 
@@ -219,7 +221,8 @@ def test_replica_override_is_reported_at_the_runtime(run_cli, tmp_path):
     assert result.exit_code == 0
     line = line_of(tmp_path, "minReplicas: 2")
     assert (
-        f"in.yaml:{line}:18: warning: [replicas-overridden] runtime rt sets engineConfig.minReplicas: 2, but OME's admission webhook defaults "
+        f"in.yaml:{line}:18: warning: [replicas-overridden] runtime rt sets engineConfig.minReplicas: 2, but OME's "
+        "admission webhook defaults "
         "spec.engine.minReplicas of InferenceService svc to 1 first, which overrides it; set it on the InferenceService"
     ) in result.stderr
     assert only(result.stdout, "HorizontalPodAutoscaler")["spec"]["minReplicas"] == 1
@@ -232,8 +235,8 @@ def test_namespaced_base_model_needs_kind(run_cli, tmp_path):
     result = run_cli("build", str(tmp_path / "in.yaml"))
     assert result.exit_code == 1
     assert (
-        'error: [ModelConfigError] failed to get base model spec for m3b: clusterbasemodels.ome.io "m3b" not found (set spec.model.kind: BaseModel for a namespaced BaseModel)'
-        in result.stderr
+        'error: [ModelConfigError] failed to get base model spec for m3b: clusterbasemodels.ome.io "m3b" not found '
+        "(set spec.model.kind: BaseModel for a namespaced BaseModel)" in result.stderr
     )
     good = isvc("svc", "rt")
     good["spec"]["model"]["kind"] = "BaseModel"
@@ -268,12 +271,12 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     result = run_cli("build", str(tmp_path / "in.yaml"), "--model-metadata", str(overlay))
     assert result.exit_code == 1
     assert (
-        f"{overlay}:3:16: error: [model-metadata] m3b: modelType is not a field the model agent fills (allowed: modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)"
-        in result.stderr
+        f"{overlay}:3:16: error: [model-metadata] m3b: modelType is not a field the model agent fills (allowed: "
+        "modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)" in result.stderr
     )
     assert (
-        f'{overlay}:4:47: error: [model-metadata] m3b: modelFormat.version must be a string (quote versions such as "1.0")'
-        in result.stderr
+        f"{overlay}:4:47: error: [model-metadata] m3b: modelFormat.version must be a string (quote versions such as "
+        '"1.0")' in result.stderr
     )
 
 

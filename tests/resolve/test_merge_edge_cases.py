@@ -106,8 +106,8 @@ def test_max_depth_message_quotes_the_next_parent_like_the_other_messages(run_cl
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
     assert (
-        'error: [MaxDepthExceeded] inheritance chain exceeds max depth 5 (chain so far: [r6 r5 r4 r3 r2], next parent "r1")'
-        in result.stderr
+        "error: [MaxDepthExceeded] inheritance chain exceeds max depth 5 (chain so far: [r6 r5 r4 r3 r2], next parent "
+        '"r1")' in result.stderr
     )
 
 
@@ -117,8 +117,8 @@ def test_a_name_written_as_a_number_is_reported_as_such(run_cli, write_tree):
     result = run_cli("status", str(tree))
     assert result.exit_code == 1
     assert (
-        f"{tree}/r.yaml:4:9: error: [missing-name] ClusterServingRuntime metadata.name must be a string, not 123; quote it"
-        in result.stderr
+        f"{tree}/r.yaml:4:9: error: [missing-name] ClusterServingRuntime metadata.name must be a string, not 123; "
+        "quote it" in result.stderr
     )
 
 
@@ -133,5 +133,6 @@ def test_a_parent_name_with_a_trailing_newline_stays_on_one_diagnostic_line(run_
     assert result.exit_code == 1
     assert (
         result.stderr
-        == f'{tree}/child.yaml:7:26: error: [ParentNotFound] inherit-from parent "base\\n" not found (chain so far: [child])\n'
+        == f'{tree}/child.yaml:7:26: error: [ParentNotFound] inherit-from parent "base\\n" not found (chain so far: '
+        "[child])\n"
     )

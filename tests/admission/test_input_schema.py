@@ -32,7 +32,8 @@ def test_misspelled_field_is_a_warning_with_its_line_and_is_ignored(run_cli, tre
     result = run_cli("build", "in", "--validate=warn")
     assert result.exit_code == 0
     assert result.stderr == (
-        'in/runtime.yaml:26:7: warning: [unknown-field] ServingRuntime sglang-llama-3-2-3b: unknown field "spec.engineConfig.runner.imagePullPolcy" '
+        "in/runtime.yaml:26:7: warning: [unknown-field] ServingRuntime sglang-llama-3-2-3b: unknown field "
+        '"spec.engineConfig.runner.imagePullPolcy" '
         "(kubectl apply rejects it by default; the API server drops it when field validation is off)\n"
     )
     assert result.stdout == clean  # pruned, as the API server prunes it
@@ -82,8 +83,11 @@ def test_wrong_type_is_an_error_and_the_object_is_not_used(run_cli, tree: Path) 
     result = run_cli("build", "in")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "in/isvc.yaml:11:11: error: [RuntimeValidationError] Runtime sglang-llama-3-2-3b does not support model llama-3-2-3b-instruct: runtime sglang-llama-3-2-3b is invalid, so the API server would not store it: see its error at in/runtime.yaml:21:10",
-        "in/runtime.yaml:21:10: error: [schema] ServingRuntime sglang-llama-3-2-3b: spec.modelSizeRange.min: 2 is not of type 'string'",
+        "in/isvc.yaml:11:11: error: [RuntimeValidationError] Runtime sglang-llama-3-2-3b does not support model "
+        "llama-3-2-3b-instruct: runtime sglang-llama-3-2-3b is invalid, so the API server would not store it: see its "
+        "error at in/runtime.yaml:21:10",
+        "in/runtime.yaml:21:10: error: [schema] ServingRuntime sglang-llama-3-2-3b: spec.modelSizeRange.min: 2 is not "
+        "of type 'string'",
     ]
 
 
@@ -91,8 +95,10 @@ def test_invalid_object_names(run_cli, tree: Path) -> None:
     _edit(tree / "model.yaml", "  name: llama-3-2-3b-instruct\n", "  name: Llama_3.2\n")
     result = run_cli("status", "in")
     assert result.stderr.splitlines()[0] == (
-        'in/model.yaml:5:9: error: [invalid-name] ClusterBaseModel Llama_3.2: metadata.name: Invalid value: "Llama_3.2": a lowercase RFC 1123 '
-        "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+        "in/model.yaml:5:9: error: [invalid-name] ClusterBaseModel Llama_3.2: metadata.name: Invalid value: "
+        '"Llama_3.2": a lowercase RFC 1123 '
+        "subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+        "alphanumeric "
         "character, at most 253 characters"
     )
 
@@ -113,7 +119,8 @@ def test_rendered_output_is_checked_against_kubernetes(run_cli, tree: Path, monk
     result = run_cli("build", "in", "--kube-version", "1.33")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == (
-        "in/isvc.yaml:13:5: error: [kube-schema] rendered Deployment llama-3-2-3b-instruct-engine fails the Kubernetes 1.33 schema: "
+        "in/isvc.yaml:13:5: error: [kube-schema] rendered Deployment llama-3-2-3b-instruct-engine fails the Kubernetes "
+        "1.33 schema: "
         "spec.replicas: 'two' is not of type 'integer', 'null'\n"
     )
     assert run_cli("build", "in", "--kube-version", "none").exit_code == 0

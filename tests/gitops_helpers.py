@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "llama-demo"
 BIN = Path(sys.executable).parent  # the venv's bin: holds the omerender console script
 

@@ -13,15 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from omerender.admission import quick
+from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.verify import kube_schema as kv
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = kv.DEFAULT_KUBE_VERSION
+VERSION = DEFAULT_KUBE_VERSION
 
 
 @cache
 def _rendered() -> tuple[dict[str, Any], ...]:
-    from omerender.pipeline import BuildOptions, build
+    from omerender.pipeline import build
+    from omerender.result import BuildOptions
 
     result = build([str(ROOT / "fixtures" / "llama-demo")], BuildOptions(kube_version=None))
     assert not result.failed
@@ -39,12 +41,12 @@ def test_default_version_is_installed_and_versions_resolve() -> None:
 
 def test_rendered_objects_pass() -> None:
     for obj in _rendered():
-        assert kv.check(obj, VERSION) in ([], None), obj["kind"]
+        assert kv.schema_issues(obj, VERSION) in ([], None), obj["kind"]
 
 
 def test_kinds_without_a_schema_are_skipped() -> None:
-    assert kv.check({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet"}, VERSION) is None
-    assert kv.check({"kind": "Deployment"}, VERSION) == [kv.KubeIssue((), "object has no kind or apiVersion")]
+    assert kv.schema_issues({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet"}, VERSION) is None
+    assert kv.schema_issues({"kind": "Deployment"}, VERSION) == [kv.KubeIssue((), "object has no kind or apiVersion")]
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -143,7 +145,7 @@ def test_messages_come_from_jsonschema() -> None:
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     container["ports"][0]["containerPort"] = "http"
     del container["name"]
-    issues = kv.check(deployment, VERSION)
+    issues = kv.schema_issues(deployment, VERSION)
     assert issues == [
         kv.KubeIssue(("spec", "template", "spec", "containers", 0), "'name' is a required property"),
         kv.KubeIssue(
@@ -159,9 +161,9 @@ def test_results_are_the_same_without_the_quick_check(monkeypatch: pytest.Monkey
     deployment = next(o for o in _rendered() if o["kind"] == "Deployment")
     broken = copy.deepcopy(deployment)
     broken["spec"]["replicas"] = "three"
-    before = [kv.check(deployment, VERSION), kv.check(broken, VERSION)]
+    before = [kv.schema_issues(deployment, VERSION), kv.schema_issues(broken, VERSION)]
     monkeypatch.setattr(kv, "fast_validator", lambda *_: None)
-    after = [kv.check(deployment, VERSION), kv.check(broken, VERSION)]
+    after = [kv.schema_issues(deployment, VERSION), kv.schema_issues(broken, VERSION)]
     assert before == after and before[0] == [] and before[1] and before[1][0].path == ("spec", "replicas")
 
 

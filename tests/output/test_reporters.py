@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import omerender
-from omerender.cli.common import REPORT_FORMATS
 from omerender.diagnostics import Diagnostic
 from omerender.output.reporters import FORMATS, escape_data, escape_property, render_report, sarif_uri
+from omerender.settings import REPORT_FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA_PATH = ROOT / "schemas" / "report.schema.json"

@@ -20,7 +20,8 @@ def test_parent_not_found(run_cli, write_tree):
     result = run_cli("build", str(tree))
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == (
-        f'{tree}/runtime.yaml:6:26: error: [ParentNotFound] inherit-from parent "sglang-profile" not found (chain so far: [sglang-llama-3-2-3b])\n'
+        f'{tree}/runtime.yaml:6:26: error: [ParentNotFound] inherit-from parent "sglang-profile" not found (chain so '
+        "far: [sglang-llama-3-2-3b])\n"
     )
 
 
@@ -89,7 +90,8 @@ def test_profile_must_be_disabled(run_cli, write_tree):
     result = run_cli("build", str(tree))
     assert result.exit_code == 1
     assert result.stderr.endswith(
-        'error: [ProfileNotDisabled] runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: true\n'
+        'error: [ProfileNotDisabled] runtimes carrying ome.io/runtime-profile="true" must also set spec.disabled: '
+        "true\n"
     )
     status = run_cli("status", str(tree))
     assert status.exit_code == 1
@@ -177,7 +179,8 @@ def test_duplicate_objects_name_both_files(run_cli, write_tree):
     assert result.exit_code == 1
     assert (
         result.stderr
-        == f"{tree}/b.yaml:4:9: error: [duplicate-object] duplicate ClusterServingRuntime 'base': also defined at {tree}/a.yaml:4\n"
+        == f"{tree}/b.yaml:4:9: error: [duplicate-object] duplicate ClusterServingRuntime 'base': also defined at "
+        f"{tree}/a.yaml:4\n"
     )
 
 

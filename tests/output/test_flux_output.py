@@ -42,7 +42,8 @@ def test_substitution_is_warned_at_the_runtime_that_holds_it(tree: Path, tmp_pat
         if "${MEM_FRACTION}" in text
     )
     assert re.search(
-        rf"runtime\.yaml:{line}:\d+: warning: \[flux-substitution\] Deployment llama-3-2-3b-instruct-engine contains \$\{{MEM_FRACTION\}}",
+        rf"runtime\.yaml:{line}:\d+: warning: \[flux-substitution\] Deployment llama-3-2-3b-instruct-engine contains "
+        r"\$\{MEM_FRACTION\}",
         proc.err,
     ), proc.err
     assert "--flux-substitute-disabled" in proc.err

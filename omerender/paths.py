@@ -1,0 +1,29 @@
+"""Whether a path lies inside a folder: the one test that every read and write boundary relies on.
+
+Paths are compared after every symlink is resolved (``os.path.realpath``), so ``a/../b``, a trailing
+separator or a link out of the folder cannot pass for a path inside it. Components are compared as
+the filesystem spells them: on a case-sensitive filesystem ``/In/x`` is not inside ``/in``.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def is_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies below it; both already resolved (absolute, normalised)."""
+    if path == root:
+        return True
+    top = root.rstrip(os.sep) + os.sep  # "/" stays "/"; "/in/" and "/in" mean the same folder
+    return path.startswith(top)
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies below it, with every symlink of both resolved."""
+    return is_within(os.path.realpath(path), os.path.realpath(root))
+
+
+def holder(path: str, roots: list[str]) -> str | None:
+    """The first of ``roots`` that ``path`` is inside (both resolved), else None."""
+    real = os.path.realpath(path)
+    return next((root for root in roots if is_within(real, os.path.realpath(root))), None)
