@@ -88,6 +88,32 @@ def is_dns_subdomain(name: str) -> bool:
     return len(name) <= 253 and bool(DNS_1123_SUBDOMAIN.match(name))
 
 
+QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+MAX_QUALIFIED_NAME_PART = 63
+MAX_ANNOTATIONS_BYTES = 256 * 1024  # the API server's limit on all of an object's annotation keys and values
+NAME_PART_RULE = (
+    "the name part must be at most 63 characters of letters, digits, '-', '_' or '.', starting and ending with a "
+    "letter or digit"
+)
+
+
+def qualified_name_problem(key: str) -> str | None:
+    """Why ``key`` is not a qualified name (a label or annotation key: an optional DNS-1123 subdomain prefix
+    and ``/``, then a name part), in the API server's terms, or None when it is one."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and "/" in prefix:
+        return "a qualified name must be an optional prefix and '/' and a name, with one '/' at most"
+    if slash and not prefix:
+        return "the prefix before '/' must not be empty"
+    if prefix and not is_dns_subdomain(prefix):
+        return f"the prefix part must be a DNS-1123 subdomain ({SUBDOMAIN_RULE})"
+    if not name:
+        return "the name part must not be empty"
+    if len(name) > MAX_QUALIFIED_NAME_PART or not QUALIFIED_NAME_PART.match(name):
+        return NAME_PART_RULE
+    return None
+
+
 def clip(value: object, limit: int = 80) -> str:
     """``value`` as text for a message, cut to ``limit`` characters and an ellipsis: hostile input can
     be megabytes long, and a message echoes it once per finding."""

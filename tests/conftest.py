@@ -57,14 +57,19 @@ def write_tree(tmp_path: Path):
 def run_golden(run_cli, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """Run a golden case from ``cwd`` and compare with ``case/expected/{stdout,stderr,exit_code}``.
 
-    The case's ``args`` file holds one CLI argument per line (default ``build input``);
-    ``--update-golden`` rewrites the expected files first.
+    The case's ``args`` file holds one CLI argument per line (default ``build input``), its optional
+    ``env`` file one NAME=VALUE a line; ``--update-golden`` rewrites the expected files first.
     """
 
     def run(case: Path, cwd: Path) -> Run:
         args_file = case / "args"
         lines = args_file.read_text(encoding="utf-8").split("\n") if args_file.exists() else ["build", "input"]
         monkeypatch.chdir(cwd)
+        monkeypatch.delenv("GITHUB_ACTIONS", raising=False)  # a case's output is the same in CI as at a desk
+        env_file = case / "env"  # optional: one NAME=VALUE a line, set for the run
+        for line in env_file.read_text(encoding="utf-8").splitlines() if env_file.exists() else []:
+            name, _, value = line.partition("=")
+            monkeypatch.setenv(name, value)
         result = run_cli(*[a for a in lines if a])
         actual = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": f"{result.exit_code}\n"}
         expected = case / "expected"

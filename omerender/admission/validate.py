@@ -25,7 +25,15 @@ from omerender.admission.schema import SchemaIssue, crd_schema_issues
 from omerender.constants import ValidationMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
-from omerender.names import LABEL_RULE, SUBDOMAIN_RULE, clip, is_dns_label, is_dns_subdomain
+from omerender.names import (
+    LABEL_RULE,
+    MAX_ANNOTATIONS_BYTES,
+    SUBDOMAIN_RULE,
+    clip,
+    is_dns_label,
+    is_dns_subdomain,
+    qualified_name_problem,
+)
 
 UNKNOWN_FIELD = codes.UNKNOWN_FIELD
 SCHEMA = codes.SCHEMA
@@ -96,6 +104,40 @@ def name_problems(obj: Obj) -> list[Diagnostic]:
     return problems
 
 
+def _at_key(obj: Obj, found: Diagnostic, path: tuple[Any, ...]) -> Diagnostic:
+    at = key_position(obj.node, path)
+    return dataclasses.replace(found, line=at[0], col=at[1]) if at else found
+
+
+def key_problems(obj: Obj) -> list[Diagnostic]:
+    """Label and annotation keys the API server rejects, each at the key's line (label values are the schema's
+    to check); annotations over the API server's total size."""
+    meta = obj.body.get("metadata")
+    if not isinstance(meta, dict):
+        return []
+    problems = []
+    for field in ("labels", "annotations"):
+        entries = meta.get(field)
+        if not isinstance(entries, dict):
+            continue  # not a map: the schema check says so
+        for key in entries:
+            text = str(key)
+            why = qualified_name_problem(text if field == "labels" else text.lower())
+            if why is not None:
+                message = f'{obj.kind} {clip(obj.name)}: metadata.{field}: Invalid value: "{clip(text)}": {why}'
+                found = obj.diag(ERROR, message, "metadata", field, key, code=INVALID_NAME)
+                problems.append(_at_key(obj, found, ("metadata", field, key)))
+        if field == "annotations":
+            size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in entries.items())
+            if size > MAX_ANNOTATIONS_BYTES:
+                message = (
+                    f"{obj.kind} {clip(obj.name)}: metadata.annotations: Too long: the annotations total {size} bytes, "
+                    f"more than the {MAX_ANNOTATIONS_BYTES} the API server accepts"
+                )
+                problems.append(obj.diag(ERROR, message, "metadata", "annotations", code=INVALID_NAME))
+    return problems
+
+
 def check_inputs(objects: Iterable[Obj], *, mode: ValidationMode = ValidationMode.STRICT) -> InputCheck:
     """Validate every OME object; returns the objects the API server would store, and the findings.
 
@@ -111,11 +153,15 @@ def check_inputs(objects: Iterable[Obj], *, mode: ValidationMode = ValidationMod
             kept.append(obj)
             continue
         issues = crd_schema_issues(obj.body)
-        found = [
-            issue_diagnostic(obj, issue, strict)
-            for issue in issues
-            if mode != ValidationMode.IGNORE or not issue.unknown_field
-        ] + name_problems(obj)
+        found = (
+            [
+                issue_diagnostic(obj, issue, strict)
+                for issue in issues
+                if mode != ValidationMode.IGNORE or not issue.unknown_field
+            ]
+            + name_problems(obj)
+            + key_problems(obj)
+        )
         diagnostics.extend(found)
         errors = [d for d in found if d.severity == ERROR and d.code != UNKNOWN_FIELD]
         if errors:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -60,25 +62,95 @@ def keep_to_exit(value: object) -> None:
         _kept.append(value)
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output the caller closed (``>&-``): writing to it is the error ``cannot write to standard output``."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "it is closed")
+
+
+class _PatientStdout(io.RawIOBase):
+    """Standard output on a non-blocking descriptor: a full pipe is waited on, so nothing is dropped."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: Any) -> int:
+        from omerender.output.onefile import write_all
+
+        write_all(self._fd, bytes(data))
+        return len(data)
+
+
+def _standard_streams() -> None:
+    """Closed descriptors 0-2 are held on /dev/null (so no file the run opens becomes one), a closed stdout
+    fails at its first write, and a non-blocking stdout is written patiently."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            spare = os.open(os.devnull, os.O_RDWR)
+            if spare != fd:
+                os.dup2(spare, fd)
+                os.close(spare)
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    elif not os.get_blocking(sys.stdout.fileno()):
+        old = sys.stdout
+        raw = _PatientStdout(old.fileno())
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors)
+
+
 def exit_hard(main: Callable[[], Any]) -> None:
     """Run ``main`` and end the process with its exit code, once stdout and stderr are flushed, without the
-    interpreter's teardown (mypy ends the same way): the outputs are written and closed by then."""
+    interpreter's teardown (mypy ends the same way): the outputs are written and closed by then.
+
+    A write to stdout that fails outside a command (``--help``, ``--version``, ``completion`` into a full
+    disk) or at the final flush is one line on stderr and exit 1, never a traceback or a silent exit 0.
+    """
     global _kept  # noqa: PLW0603 - one switch for the process, set by its entry point
     _kept = []
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        _standard_streams()
     try:
         main()
         code: Any = 0
     except SystemExit as exc:
         code = exc.code
+    except OSError as exc:
+        code = _lost_stdout(exc)
     if code is None:
         code = 0
     elif not isinstance(code, int):
         click.echo(str(code), err=True)  # what Python prints for sys.exit("text")
         code = 1
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            stream.flush()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        code = _lost_stdout(exc) if isinstance(exc, OSError) else EXIT_FINDINGS
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.flush()
     os._exit(code)
+
+
+def _lost_stdout(exc: OSError) -> int:
+    """After a failed write to stdout: stop writing there, say so in one line, and exit 1."""
+    with (
+        open(os.devnull, "w", encoding="utf-8") as devnull,
+        contextlib.suppress(OSError, ValueError, AttributeError),
+    ):
+        os.dup2(devnull.fileno(), sys.stdout.fileno())
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - held until the process ends
+        click.echo(f"omerender: error: cannot write to standard output: {exc.strerror or exc}", err=True)
+    return EXIT_FINDINGS
 
 
 def _flush_stdout() -> None:
@@ -156,8 +228,9 @@ def report(
     if report_file is not None and report_file in {file for _, file in named}:
         raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
     cases = subjects() if any(fmt == "junit" for fmt, _ in targets) else ()
+    ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
     for fmt, file in [(bare[0], report_file), *named]:
-        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases)
+        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log)
         if file:
             from omerender.output.writer import write_file
 

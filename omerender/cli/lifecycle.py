@@ -68,7 +68,7 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
     """
     from omerender.diagnostics import ERROR, sorted_unique
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.sides import CONFIG_CODES, concerning
+    from omerender.lifecycle.sides import CONFIG_CODES, concerning, dropped_error
     from omerender.paths import holder
     from omerender.pipeline import build, options_from
 
@@ -98,6 +98,15 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
         sys.exit(EXIT_FINDINGS)
     if record is None or searched:
         _not_found(isvc, record, result, paths, settings.namespace)
+    wrong = dropped_error(shown)
+    if wrong is not None:  # an answer computed without what the user wrote would be wrong: every command exits 1
+        click.echo(
+            f"omerender: {_isvc_key(isvc, settings.namespace)} depends on objects the API server would not store "
+            f"as written ({wrong.path}:{wrong.line}): an answer without what they hold would be wrong, so none is "
+            "given",
+            err=True,
+        )
+        sys.exit(EXIT_FINDINGS)
     click.echo(EFFECTIVE_FORMATS[settings.output or "table"](record, show_origin), nl=False)
     if record.revision is None or any(d.severity == ERROR and d.code in CONFIG_CODES for d in result.diagnostics):
         sys.exit(EXIT_FINDINGS)
@@ -231,13 +240,13 @@ def diff(
     lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
     old side). InferenceServices found there are not compared.
     """
-    import tempfile
 
     from omerender.lifecycle.diff import changed, compare
     from omerender.lifecycle.sides import two_sides
+    from omerender.output.leftovers import scratch as scratch_folder
 
     given = two_sides(paths, roots["old"], roots["new"], git_ref)
-    with tempfile.TemporaryDirectory(prefix="omerender-diff-") as scratch:
+    with scratch_folder("omerender-diff-") as scratch:  # what a killed diff left there is removed first
         old, new, hidden, diagnostics = _sides_built(given, git_ref, settings, scratch)
     shown = sorted(set(diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
     report_settings(shown, settings, *((new,) if git_ref else (old, new)))

@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from omerender.load import jsondepth
 from omerender.output.emit import INPUTS, PASSTHROUGH, kinds_problem
 from omerender.settings import BY_STEM, Kind, Layer, Origin, Route, Settings, SettingsError, coerce, for_route
 
@@ -61,9 +62,11 @@ def _typed(name: str, where: str, value: str | tuple[str, ...]) -> dict[str, Any
 
 def _parameters(raw: str) -> list[tuple[str, str | tuple[str, ...]]]:
     try:
-        entries: Any = json.loads(raw)
+        entries: Any = jsondepth.loads(raw)
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{PARAMETERS} is not valid JSON: {exc.msg} at character {exc.pos}") from None
+    except ValueError as exc:
+        raise SettingsError(f"{PARAMETERS}: {exc}") from None
     if not isinstance(entries, list):
         raise SettingsError(f"{PARAMETERS} must be a JSON list of parameters")
     found: list[tuple[str, str | tuple[str, ...]]] = []

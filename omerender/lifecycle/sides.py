@@ -96,3 +96,12 @@ def concerning(result: BuildResult, record: Effective | None, model_metadata: st
         if model is not None:
             files.add(model.path)
     return [d for d in result.diagnostics if d.path in files]
+
+
+def dropped_error(shown: list[Diagnostic]) -> Diagnostic | None:
+    """The first error among ``shown`` that leaves a field or an object out of what the API server stores (an
+    unknown field, an invalid name, a schema refusal): an answer computed without it would be wrong."""
+    from omerender.diagnostics import ERROR
+
+    dropped = (codes.UNKNOWN_FIELD, codes.INVALID_NAME, codes.SCHEMA)
+    return next((d for d in shown if d.severity == ERROR and d.code in dropped), None)

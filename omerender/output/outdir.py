@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from omerender.output.folder import refuse_symlinks
 from omerender.output.writer import MANIFEST
 
 
@@ -22,6 +23,7 @@ def _text(path: Path) -> str | None:
 
 def changed_files(directory: str, files: dict[str, str]) -> list[str]:
     """Paths (relative to ``directory``) that ``write_dir(directory, files)`` would create, change or remove."""
+    refuse_symlinks(directory)  # nothing is read through a symlinked output folder
     target = Path(directory)
     previous = (_text(target / MANIFEST) or "").split()
     changed = [rel for rel, text in files.items() if _text(target / rel) != text]

@@ -63,6 +63,7 @@ def render_report(
     max_errors: int | None = None,
     tool_version: str,
     subjects: Sequence[Subject] = (),
+    ci_log: bool = False,
 ) -> str:
     """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
 
@@ -70,7 +71,8 @@ def render_report(
 
     ``max_errors`` caps how many diagnostics of any severity are listed, errors first, then warnings, then
     notes (each in the given order); the rest are counted and the report says how many were left out.
-    ``None`` means no cap.
+    ``None`` means no cap. ``ci_log`` (the caller runs in GitHub Actions) makes the text report unable to
+    start a workflow command.
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
@@ -80,7 +82,8 @@ def render_report(
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
     shown = diagnostics if max_errors is None else sorted(diagnostics, key=_severity_first)[:max_errors]
-    return renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
+    text = renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
+    return no_workflow_commands(text) if ci_log and fmt == "text" else text
 
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -119,6 +122,16 @@ def _dumps(document: object) -> str:
 def text_line(d: Diagnostic) -> str:
     """The text report's line for ``d`` (see ``Diagnostic.text``)."""
     return d.text()
+
+
+_COMMAND_STARTS = ("::", "##[")  # GitHub Actions' workflow commands, and their older spelling
+
+
+def no_workflow_commands(text: str) -> str:
+    """``text`` whose lines cannot be read as GitHub workflow commands (``::stop-commands::``, ``##[error]``):
+    a line that starts with one gets ``./`` in front, which leaves a file name at its start the same file."""
+    lines = text.split("\n")
+    return "\n".join("./" + line if line.lstrip().startswith(_COMMAND_STARTS) else line for line in lines)
 
 
 def _render_text(report: _Report) -> str:

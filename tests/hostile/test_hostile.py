@@ -15,6 +15,7 @@ from pathlib import Path
 
 import hostile_inputs
 import pytest
+import trust_inputs
 
 HERE = Path(__file__).parent
 EXAMPLE = HERE.parents[1] / "fixtures" / "llama-demo"
@@ -105,6 +106,7 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
 }
 
 GENERATORS.update(hostile_inputs.GENERATORS)
+GENERATORS.update(trust_inputs.GENERATORS)
 CASES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
@@ -113,16 +115,15 @@ def _files(root: Path) -> set[str]:
 
 
 def _written_only_where_asked(case: Path, work: Path, root: Path, before: set[str]) -> None:
-    """Nothing appears outside the --output-dir (and its lock file beside it); expected/files, when the
-    case has one, lists every file the run leaves in the work folder outside input/."""
+    """Nothing appears outside the --output-dir (nothing beside it either: its lock leaves no file);
+    expected/files, when the case has one, lists every file the run leaves in the work folder outside input/."""
     args = [a for a in (case / "args").read_text(encoding="utf-8").split("\n") if a] if (case / "args").exists() else []
     out = args[args.index("--output-dir") + 1] if "--output-dir" in args else None
     prefix = work.relative_to(root).as_posix() + "/"
-    allowed = (
-        []
-        if out is None
-        else [prefix + out + "/", prefix + str(Path(out).parent / f".{Path(out).name}.omerender-lock")]
-    )
+    allowed = [] if out is None else [prefix + out + "/"]
+    allowed += [
+        prefix + args[args.index(o) + 1] for o in ("--report-file", "--status-file", "--lock-file") if o in args
+    ]
     new = sorted(_files(root) - before)
     stray = [p for p in new if not p.startswith(prefix + "input/") and not any(p.startswith(a) for a in allowed)]
     assert stray == [], f"written outside --output-dir: {stray}"

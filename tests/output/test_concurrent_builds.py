@@ -51,4 +51,4 @@ def test_two_builds_into_one_folder(tmp_path: Path) -> None:
                 assert stderr.decode().startswith("omerender: error: "), stderr.decode()
         assert _tree(out) in expected, "the folder holds one complete result"
         beside = sorted(p.name for p in out.parent.iterdir())
-        assert beside == [".rendered.omerender-lock", "rendered"], beside
+        assert beside == ["rendered"], beside

@@ -31,12 +31,9 @@ def _tree(folder: Path) -> dict[str, str]:
 
 
 def _siblings(folder: Path) -> list[str]:
-    """Hidden leftovers beside the folder; the lock file (kept, it must outlive every run) is not one."""
-    lock = f".{folder.name}.omerender-lock"
+    """Hidden leftovers beside the folder (the lock leaves no file: there is none)."""
     return sorted(
-        p.name
-        for p in folder.parent.iterdir()
-        if p.name not in (folder.name, lock) and p.name.startswith(f".{folder.name}.")
+        p.name for p in folder.parent.iterdir() if p.name != folder.name and p.name.startswith(f".{folder.name}.")
     )
 
 
@@ -101,10 +98,10 @@ def test_write_file_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     target = tmp_path / "status.json"
     writer.write_file(str(target), "old\n")
 
-    def broken_replace(src: str, dst: str) -> None:
+    def broken_rename(*args: object, **kwargs: object) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(writer.os, "replace", broken_replace)
+    monkeypatch.setattr(writer.os, "rename", broken_rename)  # the one rename that puts the new file in place
     with pytest.raises(WriteError, match="Input/output error"):
         writer.write_file(str(target), "new\n")
     monkeypatch.undo()
