@@ -120,7 +120,7 @@ SETTINGS: tuple[Spec, ...] = (
         help="Also read PATH (a file or folder), only to resolve parents and models: "
         "nothing found there is emitted, locked or compared (repeatable).",
         routes=EVERY,
-        commands=("build", "status", "effective", "lock", "diff", "tree", "graph"),
+        commands=("build", "status", "effective", "lock", "diff", "tree", "graph", "factor"),
     ),
     Spec(
         stem="model-metadata",

@@ -96,7 +96,7 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
     rendered object stay the same, byte for byte; if not, it writes nothing and exits 1.
     Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
     """
-    from omerender.factor import tree
+    from omerender.factor import journal, tree
     from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
     from omerender.factor.run import factor as run_factor
@@ -109,7 +109,14 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
         names=_names(flags["profile_name"]),
         deep=not flags["no_class_profiles"],
         convert_auto_selected=flags["convert_auto_selected"],
+        search_paths=list(settings.search_path),
     )
+    if flags["in_place"]:
+        recovered = journal.recover(journal.folder_of(list(paths)))
+        if recovered:
+            click.echo(f"omerender: {recovered}", err=True)
+    elif journal.pending(journal.folder_of(list(paths))):
+        click.echo("omerender: warning: a killed factor --in-place left its journal; run it again to finish", err=True)
     result = run_factor(list(paths), options)
     report_settings(result.diagnostics, settings)
     if result.failed:
@@ -120,7 +127,7 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
         except tree.TreeError as exc:
             raise click.UsageError(str(exc)) from None
     elif flags["in_place"]:
-        tree.write_in_place(result.files)
+        journal.write_in_place(journal.folder_of(list(paths)), result.files)
     click.echo(FACTOR_FORMATS[settings.output or "table"](result.report), nl=False)
     if flags["show_diff"]:
         click.echo(unified_diffs(result.originals, result.files), nl=False)

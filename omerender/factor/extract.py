@@ -16,6 +16,7 @@ Pure functions over plain YAML data, bound to the merge of ``omerender.resolve.m
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from typing import Any
 
@@ -29,6 +30,30 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def same(a: Any, b: Any) -> bool:
+    """``_canon(a) == _canon(b)`` without writing either out: same types (1, 1.0 and True differ), same values,
+    mapping keys in any order; stops at the first difference."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    for kind in (str, int, float):
+        if isinstance(a, kind) or isinstance(b, kind):
+            return isinstance(a, kind) and isinstance(b, kind) and bool(a == b)
+    if (isinstance(a, dict) and not isinstance(b, dict)) or (isinstance(a, list) and not isinstance(b, list)):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(k in b and same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return _canon(a) == _canon(b)
+
+
+def _item_key(value: Any) -> Any:
+    """A hashable stand-in for a merge key's value: the string itself, else its canonical text."""
+    return (True, value) if isinstance(value, str) else (False, _canon(value))
+
+
 def _has_unset(value: dict[str, Any]) -> bool:
     return any(is_unset(v) for v in value.values())
 
@@ -39,12 +64,15 @@ def keyed_items(value: Any, merge_key: str | None) -> bool:
         return False
     if not all(isinstance(item, dict) and merge_key in item for item in value):
         return False
-    keys = [_canon(item[merge_key]) for item in value]
+    keys = [_item_key(item[merge_key]) for item in value]
     return len(set(keys)) == len(keys)
 
 
 def common(values: list[Any], field: str = "") -> Any:
     """What a profile can hold for one field all members set (``MISSING``: nothing)."""
+    first = values[0]
+    if type(first) is str and first and all(v == first for v in values):
+        return first  # the common case, in one pass: every member writes the same text
     if any(is_unset(v) for v in values):
         return MISSING
     if all(isinstance(v, dict) for v in values) and field not in WHOLE:
@@ -60,23 +88,23 @@ def common(values: list[Any], field: str = "") -> Any:
     merge_key = MERGE_KEYS.get(field)
     if merge_key and all(keyed_items(v, merge_key) for v in values):
         return _common_items(values, merge_key) or MISSING
-    counts = Counter(_canon(v) for v in values)
+    counts = Counter(_item_key(v) for v in values)
     best, count = counts.most_common(1)[0]
     if count == len(values) or count >= 2:
-        return next(v for v in values if _canon(v) == best)
+        return next(v for v in values if _item_key(v) == best)
     return MISSING
 
 
 def _common_items(values: list[list[dict[str, Any]]], merge_key: str) -> list[dict[str, Any]]:
+    """Items every list holds (by key), each reduced to what they share: one index per list, so linear."""
+    indexes = [{_item_key(i[merge_key]): i for i in v} for v in values]  # keys are distinct (``keyed_items``)
     out = []
     for item in values[0]:
-        key = _canon(item[merge_key])
-        matches = [next((i for i in v if _canon(i[merge_key]) == key), None) for v in values]
+        key = _item_key(item[merge_key])
+        matches = [index.get(key) for index in indexes]
         if any(m is None for m in matches):
             continue
-        if any(_has_unset(m) for m in matches if m is not None):
-            continue
-        shared = common(matches)
+        shared = common(matches)  # MISSING where a match has an unset field
         if isinstance(shared, dict) and merge_key in shared and len(shared) > 1:
             out.append(shared)
     return out
@@ -91,7 +119,7 @@ def child(profile: Any, spec: Any, field: str = "") -> Any:
         for key, value in spec.items():
             if key not in profile:
                 out[key] = value
-            elif _canon(value) != _canon(profile[key]):
+            elif not same(value, profile[key]):
                 out[key] = child(profile[key], value, key)
         return out
     merge_key = MERGE_KEYS.get(field)
@@ -102,11 +130,11 @@ def child(profile: Any, spec: Any, field: str = "") -> Any:
 
 def _child_items(profile: list[dict[str, Any]], spec: list[dict[str, Any]], merge_key: str) -> list[dict[str, Any]]:
     """The fewest items that give ``spec`` back, in its order; each shared item only by its key and what differs."""
-    inherited = {_canon(i[merge_key]): i for i in profile}
+    inherited = {_item_key(i[merge_key]): i for i in profile}
     full: list[dict[str, Any]] = []
     lean: list[dict[str, Any]] = []
     for item in spec:
-        base = inherited.get(_canon(item[merge_key]))
+        base = inherited.get(_item_key(item[merge_key]))
         if base is None:
             full.append(item)
             lean.append(item)
@@ -116,19 +144,19 @@ def _child_items(profile: list[dict[str, Any]], spec: list[dict[str, Any]], merg
         full.append(reduced)
         if len(reduced) > 1:
             lean.append(reduced)
-    if _canon(merge({"x": profile}, {"x": lean})["x"]) == _canon(spec):
+    if same(merge({"x": profile}, {"x": lean})["x"], spec):
         return lean
     return full
 
 
 def proves(profile: dict[str, Any], child_spec: dict[str, Any], spec: dict[str, Any]) -> bool:
     """Whether ``child_spec`` laid over ``profile`` merges to what ``spec`` merges to on its own."""
-    return _canon(merge(profile, child_spec)) == _canon(merge({}, spec))
+    return same(merge(profile, child_spec), merge({}, spec))
 
 
 def first_difference(old: Any, new: Any, path: str = "spec") -> str:
     """The first field (a dotted path) where ``old`` and ``new`` differ, or ``""``."""
-    if _canon(old) == _canon(new):
+    if same(old, new):
         return ""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in list(old) + [k for k in new if k not in old]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from omerender.factor import extract
 from omerender.load.obj import Obj
+from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import COMPONENTS, INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.resolve.index import Universe, runtime_key
@@ -28,6 +29,7 @@ from omerender.resolve.merge import is_unset, merge
 RUNNER_PATHS = (("runner",), ("leader", "runner"), ("worker", "runner"))
 CLASS_FIELDS = ("resources", "nodeSelector", "tolerations", "affinity")
 MAX_GROUP = 10_000
+MAX_ROUNDS = 8  # extraction rounds per group; members still failing after them stay flat
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Plan:
     children: list[Child] = field(default_factory=list)
     flat: list[Flat] = field(default_factory=list)
     inheriting: list[Obj] = field(default_factory=list)  # runtimes that already inherit: left as they are
+    reused: list[str] = field(default_factory=list)  # existing profiles the children inherit from
 
 
 def auto_selected(spec: dict[str, Any]) -> bool:
@@ -157,21 +160,24 @@ def _proved(specs: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str,
     """The profile for ``specs`` and the children that prove; indices of members that do not."""
     members = list(range(len(specs)))
     dropped: list[int] = []
-    while len(members) >= 2:
+    for _ in range(MAX_ROUNDS):  # each round drops a member at least; a bound keeps the worst case linear
+        if len(members) < 2:
+            break
         shared, children = extract.extract([specs[i] for i in members])
-        failed = [i for i, c in zip(members, children, strict=True) if not extract.proves(shared, c, specs[i])]
+        failed = {i for i, c in zip(members, children, strict=True) if not extract.proves(shared, c, specs[i])}
         if not failed:
             out: list[dict[str, Any]] = [{} for _ in specs]
             for i, c in zip(members, children, strict=True):
                 out[i] = c
             return shared, out, dropped
-        dropped.extend(failed)
+        dropped.extend(sorted(failed))
         members = [i for i in members if i not in failed]
     return {}, [], dropped + members
 
 
 def kept_first(dropped: list[int], size: int) -> int:
-    return next(i for i in range(size) if i not in dropped)
+    gone = set(dropped)
+    return next(i for i in range(size) if i not in gone)
 
 
 def _gpu_class(child: dict[str, Any]) -> str:
@@ -187,11 +193,14 @@ def plan(
     rename: Callable[[str], str] = lambda name: name,
     deep: bool = True,
     convert_auto: bool = False,
+    owned: Callable[[Obj], bool] = lambda runtime: True,
 ) -> Plan:
+    """``owned``: the runtimes factor may rewrite (the others, read from search paths, only take their names)."""
     result = Plan()
-    runtimes = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
-    taken = {r.name for r in runtimes}
-    parents = {str(r.annotations[INHERIT_FROM]) for r in runtimes if r.annotations.get(INHERIT_FROM)}
+    every = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
+    taken = {r.name for r in every}
+    runtimes = [r for r in every if owned(r)]
+    parents = {str(r.annotations[INHERIT_FROM]) for r in every if r.annotations.get(INHERIT_FROM)}
     groups: dict[tuple[str, bool, tuple[str, ...]], list[Obj]] = {}
     for runtime in runtimes:
         spec = runtime.spec
@@ -215,20 +224,25 @@ def plan(
         groups.setdefault(group_key(spec), []).append(runtime)
     for key in sorted(groups):
         members = groups[key][:MAX_GROUP]
+        result.flat.extend(
+            Flat(r, f"its group has more than {MAX_GROUP} members; factor takes the first {MAX_GROUP}")
+            for r in groups[key][MAX_GROUP:]
+        )
         if len(members) < 2:
             result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
             continue
         specs = [_top(without_auto_select(chains[runtime_key(r)].spec or r.spec)) for r in members]
         shared, children, dropped = _proved(specs)
         result.flat.extend(Flat(members[i], "its spec cannot be restated over a shared profile") for i in dropped)
+        gone = set(dropped)
         if not shared:
-            kept = [i for i in range(len(members)) if i not in dropped]
+            kept = [i for i in range(len(members)) if i not in gone]
             result.flat.extend(Flat(members[i], "its group shares nothing every member can inherit") for i in kept)
             continue
         name = _unique(rename(default_name(key)), taken)
         top = Profile(name, None, _with_runner_names(shared, specs[kept_first(dropped, len(members))]))
         result.profiles.append(top)
-        kept = [i for i in range(len(members)) if i not in dropped]
+        kept = [i for i in range(len(members)) if i not in gone]
         classes: dict[str, list[int]] = {}
         for i in kept:
             classes.setdefault(_gpu_class(children[i]), []).append(i)
@@ -275,3 +289,29 @@ def _subprofile(
     before = sum(_lines(c) for c in children)
     after = _lines(sub) + 8 + sum(_lines(c) for c in subchildren)  # 8: a profile's apiVersion, kind, metadata
     return (sub, subchildren) if after < before else None
+
+
+def reuse_existing(p: Plan, universe: Universe) -> None:
+    """A planned profile that an existing ClusterServingRuntime profile already is (same parent, same spec with
+    ``disabled: true``) is not written again: its children inherit from the existing one."""
+    existing: dict[tuple[str, str], str] = {}
+    for runtime in universe.all_runtimes():
+        if runtime.kind != CSR or not is_profile(runtime):
+            continue
+        parent = str(runtime.annotations.get(INHERIT_FROM) or "")
+        existing.setdefault((parent, extract._canon(runtime.spec)), runtime.name)
+    renamed: dict[str, str] = {}
+    kept: list[Profile] = []
+    for profile in p.profiles:  # parents before the profiles below them
+        profile.parent = renamed.get(profile.parent or "", profile.parent)
+        found = existing.get((profile.parent or "", extract._canon({"disabled": True, **profile.spec})))
+        if found is None:
+            kept.append(profile)
+        else:
+            renamed[profile.name] = found
+    for profile in kept:
+        profile.members = [renamed.get(m, m) for m in profile.members]
+    for child in p.children:
+        child.parent = renamed.get(child.parent, child.parent)
+    p.profiles = kept
+    p.reused = sorted(set(renamed.values()))

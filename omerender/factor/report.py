@@ -52,6 +52,10 @@ def table(report: dict[str, Any]) -> str:
         f"{t['alreadyInheriting']} already inherit; lines of the runtimes factored {t['linesBefore']} -> "
         f"{t['linesAfter']} with their profiles ({_percent(t['linesAfter'], t['linesBefore'])})\n"
     )
+    if report.get("reused"):
+        out.append(f"existing profiles reused: {', '.join(report['reused'])}\n")
+    if report.get("proofCovers"):
+        out.append(f"the proof covers {report['proofCovers']}\n")
     return "\n".join(out)
 
 

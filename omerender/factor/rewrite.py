@@ -14,11 +14,13 @@ import itertools
 import re
 from typing import Any
 
+from omerender.factor.edit import Comments, FieldPath, Lines, apply, edit_document, newline_of
 from omerender.factor.plan import Profile
 from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RUNTIME_PROFILE
 from omerender.resolve.merge import MERGE_KEYS
 
 INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
+BOM = "\ufeff"
 
 
 class RewriteError(Exception):
@@ -151,21 +153,43 @@ def _count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def rewrite_file(text: str, edits: list[tuple[Any, dict[str, Any], str, bool]]) -> tuple[str, list[tuple[int, int]]]:
+def rewrite_file(
+    text: str, edits: list[tuple[Any, dict[str, Any], str, bool]]
+) -> tuple[str, list[tuple[int, int]], list[dict[FieldPath, Comments]]]:
     """``text`` with each document (by its composed root node) rewritten as a child, the rest kept;
-    and per edit, in the order given, the document's lines before and after."""
-    spans = [(document_span(text, edit[0]), n) for n, edit in enumerate(edits)]
+    and per edit, in the order given, the document's lines before and after and the comments of the
+    fields that left it (by path below ``spec``)."""
+    lines = Lines(text)
+    newline = newline_of(text)
+    spans = sorted((document_span(text, edit[0]), n) for n, edit in enumerate(edits))
     counts: list[tuple[int, int]] = [(0, 0)] * len(edits)
-    out = text
-    for (start, end), n in sorted(spans, reverse=True):
-        _, spec, parent, no_auto_select = edits[n]
-        piece = out[start:end]
-        new = rewrite_document(piece, spec, parent, no_auto_select)
-        if not piece.endswith("\n") and new.endswith("\n"):
-            new = new[:-1]
+    comments: list[dict[FieldPath, Comments]] = [{} for _ in edits]
+    pieces: list[str] = []
+    at = 0
+    for (start, stop), n in spans:
+        root, spec, parent, no_auto_select = edits[n]
+        if start < at:
+            raise RewriteError("two runtimes share one document")
+        end = stop
+        piece = text[start:end]
+        edited = edit_document(lines, root, spec, parent, no_auto_select, _indent(piece)[0])
+        if edited is not None:
+            cuts, comments[n] = edited
+            end = max([end, *(c[1] for c in cuts)])
+            piece = text[start:end]
+            new = apply(piece, cuts, start)
+        else:
+            new = rewrite_document(piece, spec, parent, no_auto_select).replace("\r\n", "\n")
+            if not piece.endswith("\n") and new.endswith("\n"):
+                new = new[:-1]
+            if newline != "\n":
+                new = new.replace("\n", newline)  # the file's own line breaks, not ruamel's
+            if piece.startswith(BOM) and not new.startswith(BOM):
+                new = BOM + new
         counts[n] = (_count(piece), _count(new))
-        out = out[:start] + new + out[end:]
-    return out, counts
+        pieces += [text[at:start], new]
+        at = end
+    return "".join(pieces) + text[at:], counts, comments
 
 
 def profile_document(profile: Profile) -> dict[str, Any]:
@@ -180,16 +204,43 @@ def profile_document(profile: Profile) -> dict[str, Any]:
     }
 
 
-def profile_text(profile: Profile, header: str) -> str:
-    from ruamel.yaml.comments import CommentedMap
+def profile_text(profile: Profile, header: str, comments: dict[FieldPath, Comments] | None = None) -> str:
+    """The profile as YAML, with the comments its members wrote on the fields it now holds."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    def commented(value: Any) -> Any:
+    notes = comments or {}
+
+    def noted(out: Any, key: Any, path: FieldPath, indent: int) -> None:
+        note = notes.get(path)
+        if note is None:
+            return
+        if note.eol and not isinstance(out[key], (dict, list)):
+            out.yaml_add_eol_comment(f"# {note.eol}", key)
+        if note.before:
+            out.yaml_set_comment_before_after_key(key, before="\n".join(note.before), indent=indent)
+
+    def commented(value: Any, path: FieldPath, name: str, column: int) -> Any:
+        """``value`` as ruamel data with its comments; ``column``: where its keys (or dashes) are written."""
         if isinstance(value, dict):
-            return CommentedMap((k, commented(v)) for k, v in value.items())
+            out = CommentedMap()
+            for k, v in value.items():
+                out[k] = commented(v, (*path, k), k, column + 2)
+                noted(out, k, (*path, k), column)
+            return out
         if isinstance(value, list):
-            return [commented(v) for v in value]
+            merge_key = MERGE_KEYS.get(name)
+            seq = CommentedSeq()
+            for n, v in enumerate(value):
+                keyed = merge_key is not None and isinstance(v, dict) and merge_key in v
+                item_path = (*path, (merge_key, str(v[merge_key]))) if keyed else (*path, n)
+                seq.append(commented(v, item_path, "", column + 2))
+                noted(seq, n, item_path, column)
+            return seq
         return value
 
-    data = commented(profile_document(profile))
+    document = profile_document(profile)
+    spec = commented(document.pop("spec"), (), "", 2)
+    data = commented(document, ("<top>",), "", 2)
+    data["spec"] = spec
     data.yaml_set_start_comment(header)
     return _dump(_yaml(INDENTS[0], quote_versions=True), data)

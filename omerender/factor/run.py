@@ -7,6 +7,7 @@ same revision (the merged spec) and, for the whole tree, the same rendered objec
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,8 @@ from omerender import codes
 from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic, has_errors, sorted_unique
 from omerender.factor import extract
-from omerender.factor.plan import Plan, plan, without_auto_select
+from omerender.factor.edit import Comments, FieldPath
+from omerender.factor.plan import Plan, plan, reuse_existing, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
@@ -24,6 +26,7 @@ from omerender.load.obj import Obj
 from omerender.load.reader import load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
+from omerender.output.emit import under
 from omerender.pipeline import build_objects
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
@@ -38,6 +41,7 @@ class FactorOptions:
     names: dict[str, str] = field(default_factory=dict)  # default profile stem -> the name wanted
     deep: bool = True  # GPU-class profiles below the engine profiles
     convert_auto_selected: bool = False  # auto-selected runtimes become children with autoSelect: false
+    search_paths: list[str] = field(default_factory=list)  # read and proved, never rewritten; their names taken
 
 
 @dataclass
@@ -73,29 +77,50 @@ def _lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def _rewrite(p: Plan, texts: dict[str, str]) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-    """New texts of the files holding children, and each child's lines before and after."""
+def _rewrite(
+    p: Plan, texts: dict[str, str]
+) -> tuple[dict[str, str], dict[str, tuple[int, int]], dict[str, dict[FieldPath, Comments]]]:
+    """New texts of the files holding children; each child's lines before and after, and the comments of
+    the fields that left it (by runtime key)."""
     by_path: dict[str, list[Any]] = {}
     for c in p.children:
         by_path.setdefault(c.runtime.path, []).append(c)
     files: dict[str, str] = {}
     lines: dict[str, tuple[int, int]] = {}
+    comments: dict[str, dict[FieldPath, Comments]] = {}
     for path, children in sorted(by_path.items()):
-        files[path], counts = rewrite_file(
+        files[path], counts, found = rewrite_file(
             texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children]
         )
-        for c, count in zip(children, counts, strict=True):
+        for c, count, notes in zip(children, counts, found, strict=True):
             lines[runtime_key(c.runtime)] = count
-    return files, lines
+            comments[runtime_key(c.runtime)] = notes
+    return files, lines, comments
 
 
-def _profile_files(p: Plan, folder: Path, existing: set[str]) -> dict[str, str]:
+def _profile_comments(p: Plan, comments: dict[str, dict[FieldPath, Comments]]) -> dict[str, dict[FieldPath, Comments]]:
+    """Per profile, the comments its runtimes (and those of the profiles below it) wrote, the first for each field."""
+    below: dict[str, list[str]] = {pr.name: list(pr.members) for pr in p.profiles}
+    out: dict[str, dict[FieldPath, Comments]] = {}
+    for pr in reversed(p.profiles):  # sub-profiles come after their parent: theirs are complete first
+        merged: dict[FieldPath, Comments] = {}
+        for member in below[pr.name]:
+            for path, note in (out.get(member) or comments.get(member) or {}).items():
+                merged.setdefault(path, note)
+        out[pr.name] = merged
+    return out
+
+
+def _profile_files(
+    p: Plan, folder: Path, existing: set[str], comments: dict[str, dict[FieldPath, Comments]]
+) -> dict[str, str]:
     out: dict[str, str] = {}
+    notes = _profile_comments(p, comments)
     for profile in p.profiles:
         path, n = folder / f"{profile.name}.yaml", 2
         while path.as_posix() in existing or path.exists():
             path, n = folder / f"{profile.name}-{n}.yaml", n + 1
-        out[path.as_posix()] = profile_text(profile, HEADER)
+        out[path.as_posix()] = profile_text(profile, HEADER, notes[profile.name])
         existing.add(path.as_posix())
     return out
 
@@ -230,18 +255,22 @@ def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple
 def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] = lambda: b"") -> FactorResult:
     namespace, limit = options.build.namespace, options.build.max_file_bytes
     budget = Budget(max_file_bytes=limit)  # the inputs' (read twice when runtimes are rewritten)
-    loaded = load(paths, namespace, budget, stdin)
+    everything = paths + options.search_paths
+    loaded = load(everything, namespace, budget, stdin)
     old = build_objects(loaded.objects, loaded.diagnostics, options.build, paths)
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
+    searched, given = under(options.search_paths), under(paths)
     p = plan(
         old.universe,
         old.chains,
         lambda stem: options.names.get(stem, stem),
         options.deep,
         options.convert_auto_selected,
+        owned=lambda runtime: given(runtime) or not searched(runtime),
     )
+    reuse_existing(p, old.universe)
     relying = _relying_on_selection(old)
     converted = {runtime_key(c.runtime) for c in p.children if c.converted}
     lost = [
@@ -262,7 +291,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     try:
         rewrites = Budget(max_file_bytes=limit)
         texts = {path: read_text(path, rewrites) for path in sorted({c.runtime.path for c in p.children})}
-        files, lines = _rewrite(p, texts)
+        files, lines, comments = _rewrite(p, texts)
     except ReadProblem as exc:
         message = f"factor cannot read a file to rewrite: {exc.message}"
         result.diagnostics.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
@@ -272,10 +301,11 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
             Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", codes.FACTOR_PROOF)
         )
         return result
-    profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files))
+    profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files), comments)
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
-        again = load(paths, namespace, budget, stdin)
+        rewritten = frozenset(os.path.realpath(f) for f in files)  # read again only what was not rewritten
+        again = load(everything, namespace, budget, stdin, skip=rewritten)
         kept = [o for o in again.objects if o.path not in files]
         new_objects, problems = _objects({**files, **profiles}, namespace)
         new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
@@ -286,6 +316,8 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     result.files = {**files, **profiles}
     result.originals = texts
     result.report = _report(p, lines, written)
+    result.report["reused"] = p.reused
+    result.report["proofCovers"] = "PATHS and --search-path" if options.search_paths else "PATHS only"
     result.report["autoSelection"] = [
         {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying
     ]

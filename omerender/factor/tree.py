@@ -2,18 +2,19 @@
 
 ``mirror`` lists every file of the input roots (byte for byte, hidden folders and symlinks left
 out, bounded) with the changed and new files substituted; ``write_tree`` writes such a listing into
-a folder atomically (staged in a sibling, then renamed); ``write_in_place`` replaces only the
-files that change, each atomically.
+a folder atomically (locked, recovered, staged and swapped as ``build --output-dir`` does).
+``factor --in-place`` writes through ``journal``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import tempfile
 from pathlib import Path
 
-from omerender.output.writer import write_file
+from omerender.output import folder
+from omerender.output.paths import inside
 
 MAX_FILES = 100_000
 MAX_BYTES = 1 << 30
@@ -21,12 +22,6 @@ MAX_BYTES = 1 << 30
 
 class TreeError(Exception):
     pass
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def roots_of(paths: list[str]) -> list[tuple[Path, str]]:
@@ -89,34 +84,29 @@ def is_empty_dir(directory: str) -> bool:
 
 
 def write_tree(directory: str, files: dict[str, bytes]) -> None:
-    """Make ``directory`` hold exactly ``files``: staged in a sibling folder, then renamed into place."""
+    """Make ``directory`` hold exactly ``files``, as ``build --output-dir`` writes (``folder.replacing``): under
+    the same exclusive lock that leaves no file, after the same recovery of what a killed run left, never
+    through a symlink, staged in the same sibling and swapped in with SIGINT and SIGTERM held back."""
     target = Path(directory)
-    if target.exists() and not target.is_dir():
+    if os.path.lexists(target) and (target.is_symlink() or not target.is_dir()):
         raise TreeError(f"{directory} exists and is not a directory")
-    parent = target.parent if str(target.parent) else Path()
-    parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
-    stage.chmod(0o777 & ~_umask())
-    try:
+    with folder.replacing(directory) as place:
+        _legacy_recover(target, target.parent if str(target.parent) else Path())
         for rel, data in sorted(files.items()):
-            out = stage / rel
+            if not inside(str(place.stage), rel):
+                raise TreeError(f"refusing to write {rel}: it would land outside {directory}")
+            out = place.stage / rel
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
-            old.rmdir()
-            os.replace(target, old)
-            os.replace(stage, target)
-            shutil.rmtree(old, ignore_errors=True)
+
+
+def _legacy_recover(target: Path, parent: Path) -> None:
+    """What earlier versions' ``factor --output-dir`` left (``.out.XXXXXXXX.tmp`` and ``.old``): an old folder
+    whose target is missing goes back in place, the rest is removed."""
+    pattern = re.compile(re.escape(f".{target.name}.") + r"[A-Za-z0-9_]{8}\.(tmp|old)")
+    stale = sorted(p for p in parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink())
+    for found in stale[:MAX_FILES]:
+        if found.name.endswith(".old") and not os.path.lexists(target):
+            os.replace(found, target)
         else:
-            os.replace(stage, target)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
-
-
-def write_in_place(changed: dict[str, str]) -> list[str]:
-    """Write each changed or new file atomically; return the paths written."""
-    for path, text in sorted(changed.items()):
-        write_file(path, text)
-    return sorted(changed)
+            shutil.rmtree(found)

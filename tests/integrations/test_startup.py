@@ -11,6 +11,7 @@ HEAVY = (
     "yaml",
     "ruamel",
     "jsonschema",
+    "deepdiff",
     "omerender.pipeline",
     "omerender.load.reader",
     "omerender.verify.kube_schema",

@@ -1,0 +1,80 @@
+"""A small fleet for factor's tests: two flat runtimes of one engine, a model and an InferenceService."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
+
+RUNTIME = """apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: {name}
+spec:
+  disabled: false
+  supportedModelFormats:
+    - modelFormat:
+        name: safetensors
+        version: "1.0.0"
+      modelFramework:
+        name: transformers
+        version: "4.45.0.dev0"
+      modelArchitecture: LlamaForCausalLM
+      autoSelect: false
+  modelSizeRange:
+    min: {lo}
+    max: {hi}
+  engineConfig:
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.5.5  # pinned engine build
+      command:
+        - python3
+        - -m
+        - sglang.launch_server
+        - --tp-size={tp}
+      env:
+        - name: HF_HOME
+          value: /models
+      resources:
+        limits:
+          nvidia.com/gpu: "{tp}"
+"""
+ISVC = """apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: named
+  namespace: team-a
+spec:
+  model:
+    name: llama-3-2-3b-instruct
+  runtime:
+    name: sglang-small
+  engine:
+    minReplicas: 1
+    maxReplicas: 1
+"""
+
+
+def fleet(root: Path, newline: str = "\n", bom: str = "") -> Path:
+    (root / "runtimes").mkdir(parents=True)
+    for name, lo, hi, tp in (("sglang-small", "1B", "4B", 1), ("sglang-medium", "4B", "10B", 2)):
+        text = bom + RUNTIME.format(name=name, lo=lo, hi=hi, tp=tp).replace("\n", newline)
+        (root / "runtimes" / f"{name}.yaml").write_bytes(text.encode("utf-8"))
+    (root / "model.yaml").write_bytes((EXAMPLE / "model.yaml").read_bytes())
+    (root / "apps.yaml").write_text(ISVC, encoding="utf-8")
+    return root
+
+
+def build_output(tree: Path) -> str:
+    from omerender.cli import main
+
+    result = CliRunner().invoke(main, ["build", str(tree)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def listing(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))

@@ -1,0 +1,146 @@
+"""What `factor --in-place` keeps of the files it rewrites, and how it treats names and profiles found elsewhere."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from factor_fleet import RUNTIME, build_output, fleet
+
+
+def test_mode_line_endings_and_bom_are_kept(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree", newline="\r\n", bom="\ufeff")
+    small = tree / "runtimes" / "sglang-small.yaml"
+    small.chmod(0o600)
+    before = build_output(tree)
+    result = run_cli("factor", str(tree), "--in-place")
+    assert result.exit_code == 0, str(result)
+    data = small.read_bytes()
+    assert data.startswith("\ufeff".encode()), data[:20]
+    assert b"ome.io/inherit-from: sglang-profile\r\n" in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert (small.stat().st_mode & 0o777) == 0o600
+    assert build_output(tree) == before
+
+
+def test_read_only_and_hard_linked_files_are_refused(run_cli, tmp_path: Path) -> None:
+    for case in ("read-only", "hard-link"):
+        tree = fleet(tmp_path / case)
+        small = tree / "runtimes" / "sglang-small.yaml"
+        if case == "read-only":
+            small.chmod(0o444)
+        else:
+            os.link(small, tmp_path / f"{case}-link.yaml")
+        before = {p: p.read_bytes() for p in tree.rglob("*.yaml")}
+        result = run_cli("factor", str(tree), "--in-place")
+        assert result.exit_code == 1, str(result)
+        assert "read-only" in result.stderr or "hard links" in result.stderr
+        assert {p: p.read_bytes() for p in tree.rglob("*.yaml")} == before
+        assert not (tree / "profiles").exists()
+
+
+def test_comments_of_moved_fields_go_to_the_profile(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    for runtime in (tree / "runtimes").iterdir():
+        text = runtime.read_text(encoding="utf-8").replace("      env:\n", "      # the cache\n      env:\n")
+        runtime.write_text(text.replace("value: /models", "value: /models  # HF cache"), encoding="utf-8")
+    before = build_output(tree)
+    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    profile = (tree / "profiles" / "sglang-profile.yaml").read_text(encoding="utf-8")
+    assert "      image: docker.io/lmsysorg/sglang:v0.5.5  # pinned engine build\n" in profile
+    assert "      # the cache\n      env:\n        - name: HF_HOME\n          value: /models  # HF cache\n" in profile
+    child = (tree / "runtimes" / "sglang-small.yaml").read_text(encoding="utf-8")
+    assert "#" not in child  # the comments left with their fields
+    assert build_output(tree) == before
+
+
+def test_search_paths_take_names_and_keep_the_whole_repository_building(run_cli, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    fleet(repo / "runtimes-root")
+    runtimes = repo / "runtimes"
+    shutil.move(repo / "runtimes-root" / "runtimes", runtimes)
+    (repo / "apps").mkdir()
+    shutil.move(repo / "runtimes-root" / "apps.yaml", repo / "apps" / "apps.yaml")
+    shutil.move(repo / "runtimes-root" / "model.yaml", repo / "apps" / "model.yaml")
+    shutil.rmtree(repo / "runtimes-root")
+    (repo / "other").mkdir()
+    hand = RUNTIME.format(name="sglang-profile", lo="1B", hi="2B", tp=8).replace("disabled: false", "disabled: true")
+    hand = hand.replace(
+        "  name: sglang-profile\n", '  name: sglang-profile\n  annotations:\n    ome.io/runtime-profile: "true"\n'
+    )
+    (repo / "other" / "profile.yaml").write_text(hand, encoding="utf-8")
+    before = build_output(repo)
+    result = run_cli(
+        "factor", str(runtimes), "--in-place", "--search-path", str(repo / "other"), "--search-path", str(repo / "apps")
+    )
+    assert result.exit_code == 0, str(result)
+    assert "the proof covers PATHS and --search-path" in result.stdout
+    assert not (runtimes / "profiles" / "sglang-profile.yaml").exists()
+    assert (runtimes / "profiles" / "sglang-2-profile.yaml").exists()
+    assert build_output(repo) == before
+
+
+def test_an_identical_existing_profile_is_reused(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    profile = (tree / "profiles" / "sglang-profile.yaml").read_text(encoding="utf-8")
+    copy = fleet(tmp_path / "copy")
+    (copy / "shared").mkdir()
+    (copy / "shared" / "sglang-profile.yaml").write_text(profile, encoding="utf-8")
+    before = build_output(copy)
+    result = run_cli("factor", str(copy), "--in-place", "-o", "json")
+    assert result.exit_code == 0, str(result)
+    assert not (copy / "profiles").exists()
+    assert "ome.io/inherit-from: sglang-profile" in (copy / "runtimes" / "sglang-small.yaml").read_text("utf-8")
+    assert build_output(copy) == before
+
+
+def test_leftovers_of_earlier_versions_are_cleaned(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    leftover = tree / "runtimes" / ".sglang-small.yaml.ab12_xyz.tmp"
+    leftover.write_text("half a file", encoding="utf-8")
+    unrelated = tree / "runtimes" / ".notes.txt.ab12_xyz.tmp"
+    unrelated.write_text("not ours", encoding="utf-8")
+    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    assert not leftover.exists()
+    assert unrelated.exists()
+    for name in (".out.k3j4h5g6.old", ".out.a1b2c3d4.tmp"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x.yaml").write_text("old: true\n", encoding="utf-8")
+    result = run_cli("factor", str(tree), "--output-dir", str(tmp_path / "out"), "--force")
+    assert result.exit_code == 0, str(result)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out.") and "lock" not in p.name) == []
+    assert not (tmp_path / "out" / "x.yaml").exists()
+
+
+def test_a_left_journal_is_named_by_the_other_modes_and_finished_by_in_place(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    journal = tree / ".omerender-factor.journal"
+    journal.mkdir()
+    target = tree / "runtimes" / "extra.yaml"
+    (journal / "0").write_text(RUNTIME.format(name="sglang-extra", lo="1B", hi="2B", tp=1), encoding="utf-8")
+    (journal / "plan").write_text(f"0\t{target}\n", encoding="utf-8")
+    dry = run_cli("factor", str(tree), "--dry-run")
+    assert "left its journal" in dry.stderr
+    assert not target.exists()
+    result = run_cli("factor", str(tree), "--in-place")
+    assert result.exit_code == 0, str(result)
+    assert "finished the rewrite" in result.stderr
+    assert target.exists() and not journal.exists()
+
+
+def test_the_round_trip_for_flow_style_keeps_line_endings_and_bom(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    flow = "      env: [{name: HF_HOME, value: /models}, {name: OWN, value: x}]  # flow\n"
+    text = RUNTIME.format(name="sglang-large", lo="10B", hi="20B", tp=4)
+    text = text.replace("      env:\n        - name: HF_HOME\n          value: /models\n", flow)
+    large = tree / "runtimes" / "sglang-large.yaml"
+    large.write_bytes(("\ufeff" + text).replace("\n", "\r\n").encode("utf-8"))
+    before = build_output(tree)
+    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    data = large.read_bytes()
+    assert b"ome.io/inherit-from: sglang-profile" in data  # it was rewritten (by the round trip)
+    assert data.startswith("\ufeff".encode()) and b"\r\r" not in data
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert build_output(tree) == before
