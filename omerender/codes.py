@@ -99,6 +99,13 @@ INPUT_MISSING = _code("input-missing", ERROR, "an input path does not exist")
 INPUT_UNREADABLE = _code("input-unreadable", ERROR, "an input file cannot be read")
 FILE_TOO_LARGE = _code("file-too-large", ERROR, "an input file is over --max-file-size")
 SPECIAL_FILE = _code("special-file", WARNING, "a FIFO, socket or device among the inputs is skipped")
+KUSTOMIZATION = _code(
+    "kustomization",
+    ERROR,
+    "a kustomization asks for what omerender does not apply (a transformer, a generator, a remote resource) or "
+    "lists a path that cannot be read",
+    "kustomize build",
+)
 SYMLINK_OUTSIDE = _code("symlink-outside", ERROR, "a symlink points outside the given paths")
 SYMLINK_SKIPPED = _code("symlink-skipped", WARNING, "a symlinked directory is not followed")
 ENCODING = _code("encoding", ERROR, "a file is not valid UTF-8")

@@ -127,7 +127,8 @@ SETTINGS: tuple[Spec, ...] = (
         kind=Kind.PATH,
         default=None,
         help="YAML file of model-agent fields (modelFormat, modelFramework, "
-        "modelArchitecture, quantization, modelParameterSize) for models that lack them; see README.",
+        "modelArchitecture, quantization, modelParameterSize) for models that lack them, or one shipped by "
+        "name (ome:v0.1.5: OME's catalogue); see README.",
         routes=EVERY,
     ),
     Spec(

@@ -77,8 +77,15 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     from omerender.pipeline import options_from
 
     _refuse_overlaps(paths, settings)
-    result = run_build([*paths, *settings.search_path], options_from(settings, kube_version=kube), stdin)
+    from omerender.lifecycle.lock import default_path
+    from omerender.output.emit import cluster_selects
+
+    lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
+    result = run_build(
+        [*paths, *settings.search_path], options_from(settings, kube_version=kube, lock_file=lock), stdin
+    )
     keep_to_exit(result)
+    result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
     selection = emitted(result, settings)
     keep_to_exit(selection)
     findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
@@ -107,13 +114,15 @@ def status(paths: tuple[str, ...], settings: Settings) -> None:
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     Runtimes read from a --search-path only resolve parents: they are not listed.
     """
+    from omerender.lifecycle.lock import default_path
     from omerender.output.emit import under
     from omerender.output.formats import STATUS_FORMATS as FORMATTERS
     from omerender.output.formats import StatusView
     from omerender.pipeline import options_from
     from omerender.pipeline import status as run_status
 
-    options = options_from(settings, kube_version=resolve_kube_version(settings.kube_version))
+    lock = settings.lock_file or default_path(list(paths))
+    options = options_from(settings, kube_version=resolve_kube_version(settings.kube_version), lock_file=lock)
     searched = under(list(settings.search_path))
     result = run_status([*paths, *settings.search_path], options, stdin, lambda r: not searched(r))
     report_settings(result.diagnostics, settings)

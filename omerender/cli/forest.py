@@ -29,6 +29,11 @@ view_options = [
     ),
     click.option("--isvc", metavar="ISVC", help="Only this InferenceService's chain: NAME (in -n) or NAMESPACE/NAME."),
     click.option("--collapse-isvcs", is_flag=True, help="Show each runtime's InferenceServices as one count."),
+    click.option(
+        "--used-only",
+        is_flag=True,
+        help="Leave out runtimes no InferenceService uses (keeping the chains above those it uses).",
+    ),
 ]
 
 
@@ -39,32 +44,48 @@ def with_view_options(fn: F) -> F:
 
 
 def _forest(
-    paths: tuple[str, ...], settings: Settings, view: tuple[str | None, str | None, bool]
+    paths: tuple[str, ...], settings: Settings, view: tuple[str | None, str | None, bool, bool]
 ) -> tuple[Forest, bool]:
     """Build (without the Kubernetes schema check: the forest's shape does not depend on it), report the
     diagnostics, and return the forest to show and whether anything is broken."""
     from omerender.forest.model import forest
-    from omerender.forest.select import chain, collapse_isvcs, find_isvc, find_runtime, subtree
+    from omerender.forest.select import (
+        chain,
+        collapse_isvcs,
+        find_isvc,
+        find_runtime,
+        namespaces_holding,
+        subtree,
+        used_only,
+    )
     from omerender.pipeline import build, options_from
 
-    runtime, isvc, collapse = view
+    runtime, isvc, collapse, used = view
     if runtime and isvc:
         raise click.UsageError("give --runtime or --isvc, not both")
     namespace = settings.namespace
-    result = build([*paths, *settings.search_path], options_from(settings, kube_version=None), stdin)
+    from omerender.lifecycle.lock import default_path
+
+    lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
+    result = build([*paths, *settings.search_path], options_from(settings, kube_version=None, lock_file=lock), stdin)
     report_settings(result.diagnostics, settings, result)
     whole = forest(result)
     shown = whole
     if runtime:
         found = find_runtime(whole, runtime, namespace)
         if found is None:
-            raise click.BadParameter(f"no runtime {runtime} (namespace {namespace})", param_hint="'--runtime'")
+            elsewhere = [] if "/" in runtime else namespaces_holding(whole, runtime)
+            hint = f"; it exists in namespace {', '.join(elsewhere)}: pass -n {elsewhere[0]}" if elsewhere else ""
+            hint += f" (or write {elsewhere[0]}/{runtime})" if elsewhere else ""
+            raise click.BadParameter(f"no runtime {runtime} (namespace {namespace}){hint}", param_hint="'--runtime'")
         shown = subtree(whole, found)
     if isvc:
         found = find_isvc(whole, isvc, namespace)
         if found is None:
             raise click.BadParameter(f"no InferenceService {isvc} (namespace {namespace})", param_hint="'--isvc'")
         shown = chain(whole, found)
+    if used:
+        shown = used_only(shown)
     if collapse:
         shown = collapse_isvcs(shown)
     return shown, result.failed or whole.broken
@@ -90,7 +111,13 @@ def use_color(choice: str) -> bool:
 @settings_options("tree")
 @guard
 def tree(
-    paths: tuple[str, ...], runtime: str | None, isvc: str | None, collapse_isvcs: bool, color: str, settings: Settings
+    paths: tuple[str, ...],
+    runtime: str | None,
+    isvc: str | None,
+    collapse_isvcs: bool,
+    used_only: bool,
+    color: str,
+    settings: Settings,
 ) -> None:
     """Print the runtime inheritance forest as a tree.
 
@@ -101,7 +128,7 @@ def tree(
     """
     from omerender.forest.text import render
 
-    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs))
+    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs, used_only))
     colored = use_color(color)
     click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
     if failed:
@@ -144,7 +171,12 @@ def svg(dot_text: str) -> str:
 @settings_options("graph")
 @guard
 def graph(
-    paths: tuple[str, ...], runtime: str | None, isvc: str | None, collapse_isvcs: bool, settings: Settings
+    paths: tuple[str, ...],
+    runtime: str | None,
+    isvc: str | None,
+    collapse_isvcs: bool,
+    used_only: bool,
+    settings: Settings,
 ) -> None:
     """Draw the inheritance forest: Mermaid, DOT, JSON or SVG.
 
@@ -155,7 +187,7 @@ def graph(
     output = settings.output or "mermaid"
     if output == "svg" and shutil.which("dot") is None:
         svg("")  # exits 2 before any work
-    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs))
+    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs, used_only))
     text = GRAPH_FORMATS[output](shown)
     if output == "svg":
         text = svg(text)

@@ -77,11 +77,22 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
     record = result.lifecycle.records.get(_isvc_key(isvc, settings.namespace))
     searched = record is not None and holder(record.isvc.path, list(settings.search_path)) is not None
     shown = concerning(result, None if searched else record, settings.model_metadata)
+    key_namespace, _, key_name = _isvc_key(isvc, settings.namespace).partition("/")
+    present = result.universe.isvcs.get((key_namespace, key_name)) if record is None else None
+    if present is not None:  # there, but its model or runtime cannot be resolved: its own errors say why
+        shown += [d for d in result.diagnostics if d.path == present.path]
     report_settings(sorted_unique(shown + result.load_errors), settings, result)
     if result.load_errors:
         click.echo(
             f"omerender: {len(result.load_errors)} input error(s) above: the answer would come from a partial set of "
             "objects, so none is given",
+            err=True,
+        )
+        sys.exit(EXIT_FINDINGS)
+    if present is not None:
+        click.echo(
+            f"omerender: InferenceService {key_namespace}/{key_name} ({present.path}:{present.at()[0]}) cannot be "
+            "resolved: its model or runtime is missing or broken (the errors above say which), so no runtime answers",
             err=True,
         )
         sys.exit(EXIT_FINDINGS)

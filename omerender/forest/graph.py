@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from omerender.forest.model import COUNT, ISVC, MISSING, MORE, Forest, Node
+from omerender.names import clip
 from omerender.resolve.inherit import RESOLVED
 
 API_VERSION = "omerender.io/v1alpha1"
@@ -56,7 +57,7 @@ def styles(node: Node, highlight: dict[str, str] | None = None) -> list[str]:
 
 def label_lines(node: Node) -> list[str]:
     if node.kind == MISSING:
-        head = ["not found", node.title]
+        head = ["not found", clip(node.title)]
     elif node.kind == COUNT:
         head = [f"{node.count} InferenceService" + ("" if node.count == 1 else "s")]
     elif node.kind == MORE:

@@ -56,6 +56,21 @@ def chain(forest: Forest, start: str) -> Forest:
     return keep(forest, ancestors(forest, start))
 
 
+def used_only(forest: Forest) -> Forest:
+    """Only the runtimes some InferenceService uses, with the chains above them, and those InferenceServices:
+    a catalogue's unused runtimes (OME ships 200) would make a graph too wide to read."""
+    wanted: set[str] = set()
+    for node in forest.nodes.values():
+        if node.kind in (ISVC, COUNT):
+            wanted.update(ancestors(forest, node.id))
+    return keep(forest, wanted)
+
+
+def namespaces_holding(forest: Forest, name: str) -> list[str]:
+    """The namespaces with a ServingRuntime ``name``, for a hint when it is not in the one asked for."""
+    return sorted({n.namespace for n in forest.nodes.values() if n.kind == SR and n.name == name and n.namespace})
+
+
 def collapse_isvcs(forest: Forest) -> Forest:
     """Each runtime's InferenceServices become one node counting them (markers summed up)."""
     out = Forest()

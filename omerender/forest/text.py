@@ -7,6 +7,7 @@ output is plain text, the same bytes whatever the input order.
 from __future__ import annotations
 
 from omerender.forest.model import COUNT, MISSING, Forest, Node
+from omerender.names import clip
 from omerender.resolve.inherit import RESOLVED
 
 MAX_INDENT = 16
@@ -39,7 +40,7 @@ def _marker_style(marker: str, node: Node) -> str:
 def line(node: Node, color: bool = False) -> str:
     """``KIND NAMESPACE/NAME  [markers]`` for one node."""
     if node.kind == MISSING:
-        head = f"{_paint('(not found)', 'broken', color)} {_safe(node.title)}"
+        head = f"{_paint('(not found)', 'broken', color)} {_safe(clip(node.title))}"
     elif node.kind == COUNT:
         head = f"{_paint(COUNT, 'kind', color)} ({node.count})"
     else:

@@ -28,7 +28,16 @@ from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
 from omerender.load.reader import load
 from omerender.names import clip
-from omerender.output.emit import INPUTS, PASSTHROUGH, RENDERED, EmitOptions, kinds_problem, output_path, select
+from omerender.output.emit import (
+    INPUTS,
+    PASSTHROUGH,
+    RENDERED,
+    EmitOptions,
+    cluster_selects,
+    kinds_problem,
+    output_path,
+    select,
+)
 from omerender.pipeline import build_objects, options_from, settings_files
 from omerender.settings import Layer, Origin, Route, Settings, SettingsError, coerce, for_route, resolve
 
@@ -246,6 +255,7 @@ def process(
     loaded_paths = load(list(config.paths), config.namespace, budget, skip=skip) if config.paths else None
     extra = (loaded_paths.objects, loaded_paths.diagnostics) if loaded_paths else ([], [])
     result = build_objects(objects + extra[0], problems + extra[1], options, list(config.paths))
+    result.diagnostics = cluster_selects(result.diagnostics, tuple(config.emit))
     selection = select(
         result,
         EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True),

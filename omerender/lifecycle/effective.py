@@ -106,6 +106,8 @@ def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None
         sync = "follows the live runtime (autoSync: true)"
     elif desc["pinnedRevision"]:
         sync = f"pinned to revision {desc['pinnedRevision']} (spec.runtime.revision)"
+    elif desc["lockedRevision"] is None:  # as build's runtime-not-locked warning says
+        sync = "to be pinned (autoSync: false), not locked yet: renders the live runtime until `omerender lock`"
     else:
         sync = "pinned to its locked snapshot (autoSync: false)"
     condition = next((c for c in desc["conditions"] if c["type"] == "RuntimeDrifted"), {"status": "False"})

@@ -101,13 +101,21 @@ class Lock:
 
 
 def default_path(paths: list[str]) -> str:
-    """``omerender.lock`` in the first directory given (or beside the first file)."""
+    """``omerender.lock`` in the deepest folder that holds every PATH (a file counts as its folder), so the
+    order of the PATHS does not matter: ``apps platform`` and ``platform apps`` read ``./omerender.lock``,
+    one folder its own lock. Standard input is not a folder."""
+    folders = []
     for given in paths:
         if given == "-":
             continue
-        where = Path(given)
-        return str((where if where.is_dir() else where.parent) / FILENAME)
-    return FILENAME
+        folders.append(os.path.normpath(given if os.path.isdir(given) else os.path.dirname(given) or "."))
+    if not folders:
+        return FILENAME
+    try:
+        common = os.path.commonpath(folders)
+    except ValueError:  # relative and absolute PATHS mixed
+        common = os.path.commonpath([os.path.abspath(f) for f in folders])
+    return str(Path(common or ".") / FILENAME)
 
 
 def read(path: str, budget: Budget | None = None) -> tuple[Lock | None, str | None, list[Diagnostic]]:

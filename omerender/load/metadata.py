@@ -23,12 +23,13 @@ from typing import Any
 
 import yaml
 
-from omerender import codes
+from omerender import catalogue, codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.names import clip
 from omerender.ome import MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
@@ -100,9 +101,17 @@ class _Reader:
 def read_overlay(
     path: str, budget: Budget | None = None
 ) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, int]]], list[Diagnostic]]:
-    """Entries by key (``name`` or ``namespace/name``) with their position, and the problems found."""
+    """Entries by key (``name`` or ``namespace/name``) with their position, and the problems found.
+    ``path`` is a file, or the name of an overlay shipped with omerender (``ome:v0.1.5``)."""
+    readable = path
+    if catalogue.is_name(path):
+        shipped = catalogue.path_of(path)
+        if shipped is None:
+            message = f"no model metadata ships as {clip(path)!r}; shipped: {', '.join(catalogue.names())}"
+            return {}, [Diagnostic(clip(path), 0, 0, ERROR, message, CODE)]
+        readable = shipped
     try:
-        text = read_text(path, budget or Budget(), "model metadata file")
+        text = read_text(readable, budget or Budget(), "model metadata file")
     except ReadProblem as problem:
         return {}, [Diagnostic(path, problem.line, problem.col, ERROR, problem.message, CODE)]
     try:
@@ -155,8 +164,9 @@ def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -
                     f"{obj.kind} {obj.name} sets {field} itself ({spec[field]!r}); the overlay's {value!r} is not used"
                 )
                 problems.append(Diagnostic(path, line, col, INFO, message, CODE))
+    shipped = catalogue.is_name(path)  # a catalogue's entries for models not vendored are expected
     for key, (_, (line, col)) in entries.items():
-        if key not in used:
+        if key not in used and not shipped:
             severity = WARNING if "/" in key else INFO
             problems.append(
                 Diagnostic(

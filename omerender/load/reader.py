@@ -15,6 +15,7 @@ from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
+from omerender.load.kustomize import Expansion, expand, kustomization_in
 from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
@@ -47,8 +48,9 @@ def _within(path: Path, real_roots: list[str]) -> bool:
     return any(is_within(real, root) for root in real_roots)
 
 
-def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
-    """Expand files and directories into YAML files, sorted; refuse links that leave the roots."""
+def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
+    """Expand files and directories into YAML files, sorted; refuse links that leave the roots; leave out
+    the files in ``skip`` (real paths of settings files)."""
     found: list[str] = []
     problems: list[Diagnostic] = []
     for given in paths:
@@ -62,11 +64,20 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
             )  # no location
             continue
         if not root.is_dir():
-            found.append(_display(root))
+            if os.path.realpath(root) not in skip:
+                found.append(_display(root))
             continue
         real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             base = Path(dirpath)
+            kustomization = kustomization_in(base)
+            if kustomization is not None:  # a kustomize folder: what it lists, nothing else below it
+                dirnames[:] = []
+                listed = Expansion()
+                expand(kustomization, [Path(r) for r in real_roots], listed)
+                problems.extend(listed.problems)
+                found.extend(f for f in listed.files if not skip or os.path.realpath(f) not in skip)
+                continue
             kept_dirs = []
             for d in sorted(dirnames):
                 full = base / d
@@ -90,6 +101,8 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 full = base / name
                 if full.is_symlink() and not _within(full, real_roots):
                     problems.append(_symlink_outside(full))
+                    continue
+                if skip and os.path.realpath(full) in skip:
                     continue
                 found.append(_display(full))
     return found, problems

@@ -10,6 +10,7 @@ children, InferenceServices last), then the rendered objects.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import re
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender import codes
-from omerender.diagnostics import INFO, Diagnostic, Severity
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.ome import BASE_MODEL as BM
@@ -64,6 +65,28 @@ class Selection:
     @property
     def objects(self) -> list[dict[str, Any]]:
         return [body for _, body in self.pairs]
+
+
+def cluster_selects(diagnostics: list[Diagnostic], kinds: tuple[str, ...]) -> list[Diagnostic]:
+    """``diagnostics`` with auto-selection that cannot be decided offline (a model without the fields OME's model
+    agent fills) as a warning when nothing rendered is emitted (``inputs``/``passthrough``, Argo CD's default):
+    OME selects the runtime in the cluster then, and nothing emitted depends on the choice."""
+    from omerender.selection.matching import FORMAT_NAME_REQUIRED
+
+    if set(kinds) & {RENDERED, FLATTENED}:
+        return diagnostics
+    out = []
+    for given in diagnostics:
+        d = given
+        if d.code == codes.RUNTIME_SELECTION_ERROR and d.severity == ERROR and FORMAT_NAME_REQUIRED in d.message:
+            message = (
+                f"{d.message}; OME selects the runtime in the cluster once its model agent fills the model's fields, "
+                f"and --emit {','.join(kinds)} emits nothing that depends on it: give them with --model-metadata "
+                "(model-metadata) to check the selection offline"
+            )
+            d = dataclasses.replace(d, severity=WARNING, message=message)
+        out.append(d)
+    return out
 
 
 def kinds_problem(kinds: tuple[str, ...]) -> str | None:

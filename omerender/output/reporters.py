@@ -69,9 +69,10 @@ def render_report(
 
     ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit``.
 
-    ``max_errors`` caps how many diagnostics of any severity are listed; the rest are
-    counted and the report says how many were left out. ``None`` means no cap. ``ci_log``
-    (the caller runs in GitHub Actions) makes the text report unable to start a workflow command.
+    ``max_errors`` caps how many diagnostics of any severity are listed, errors first, then warnings, then
+    notes (each in the given order); the rest are counted and the report says how many were left out.
+    ``None`` means no cap. ``ci_log`` (the caller runs in GitHub Actions) makes the text report unable to
+    start a workflow command.
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
@@ -80,9 +81,16 @@ def render_report(
     if max_errors is not None and max_errors < 0:
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
-    shown = diagnostics if max_errors is None else diagnostics[:max_errors]
+    shown = diagnostics if max_errors is None else sorted(diagnostics, key=_severity_first)[:max_errors]
     text = renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
     return no_workflow_commands(text) if ci_log and fmt == "text" else text
+
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _severity_first(d: Diagnostic) -> int:
+    return _SEVERITY_ORDER.get(d.severity, 3)
 
 
 @dataclass(frozen=True)

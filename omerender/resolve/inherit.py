@@ -9,7 +9,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
-from omerender.names import hint
+from omerender.names import clip, hint
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM, RUNTIME_PROFILE
 from omerender.ome import MAX_CHAIN_DEPTH as MAX_DEPTH
@@ -168,8 +168,9 @@ def _fmt(names: list[str]) -> str:
 
 
 def _quote(name: str) -> str:
-    """``name`` in double quotes with control characters escaped, as Go's ``%q`` writes it."""
-    return json.dumps(name, ensure_ascii=False)
+    """``name`` in double quotes with control characters escaped, as Go's ``%q`` writes it; cut to 80 characters
+    (an annotation value can be megabytes long, and every message would echo it)."""
+    return json.dumps(clip(name), ensure_ascii=False)
 
 
 def resolve(universe: Universe, runtime: Obj, ends: dict[tuple[str, int], int] | None = None) -> Chain:

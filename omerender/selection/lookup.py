@@ -145,8 +145,9 @@ def selected_runtime(universe: Universe, chains: dict[str, Chain], isvc: Obj, mo
         found.append(isvc.diag(WARNING, message, "spec", code=codes.SELECTION_TIE))
     if INHERIT_FROM in runtime.annotations:
         message = (
-            f"OME selected {chosen.name}, which inherits from {runtime.annotations[INHERIT_FROM]}; a selected runtime "
-            "is rendered from its own spec without inheritance, so name the runtime in spec.runtime.name instead"
+            f"OME selected {chosen.name}, which inherits from {clip(runtime.annotations[INHERIT_FROM])}; a selected "
+            "runtime is rendered from its own spec without inheritance, so name the runtime in spec.runtime.name "
+            "instead"
         )
         found.append(isvc.diag(WARNING, message, "spec", code=codes.SELECTED_RUNTIME_INHERITS))
         return Lookup((runtime, Chain(runtime, (runtime,), RESOLVED, "", runtime.spec)), found)

@@ -228,12 +228,15 @@ def incompatibility(runtime_spec: dict[str, Any], model_spec: dict[str, Any]) ->
     return f"model format '{format_label(model_spec)}' not in supported formats: {detail}"
 
 
+FORMAT_NAME_REQUIRED = "model format name is required"  # the model agent fills it in a cluster
+
+
 def model_error(model_spec: dict[str, Any] | None) -> str | None:
     """``validateModel`` as the ``ModelValidationError`` text, or None."""
     if model_spec is None:
         return "invalid model specification: model: model specification is nil"
     if text(ptr(model_spec, "modelFormat"), "name") == "":
-        return "invalid model specification: modelFormat.name: model format name is required"
+        return "invalid model specification: modelFormat.name: " + FORMAT_NAME_REQUIRED
     return None
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from omerender import codes
 from omerender.diagnostics import INFO, Diagnostic
 from omerender.load.obj import Obj
-from omerender.selection.scoring import Selection
+from omerender.names import clip
+from omerender.selection.scoring import MAX_REASON, Selection
 
 MAX_LISTED_EXCLUSIONS = 10
 
@@ -30,9 +31,10 @@ def selection_notes(isvc: Obj, selection: Selection) -> list[Diagnostic]:
         out.append(
             isvc.diag(INFO, f"{name} is compatible but not considered: {reason}", "spec", code=codes.RUNTIME_SKIPPED)
         )
-    if len(selection.excluded) <= MAX_LISTED_EXCLUSIONS:
+    if selection.chosen is None or len(selection.excluded) <= MAX_LISTED_EXCLUSIONS:  # a failure lists them all
         for name, reason in selection.excluded:
-            out.append(isvc.diag(INFO, f"{name} is excluded: {reason}", "spec", code=codes.RUNTIME_EXCLUDED))
+            message = f"{clip(name)} is excluded: {clip(reason, MAX_REASON)}"
+            out.append(isvc.diag(INFO, message, "spec", code=codes.RUNTIME_EXCLUDED))
     else:
         out.append(
             isvc.diag(

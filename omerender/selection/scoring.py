@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Any
 
+from omerender.names import clip
 from omerender.selection.matching import (
     DEFAULT_PRIORITY,
     INT64_MIN,
@@ -180,8 +181,25 @@ def no_runtime_found_message(
         text += f". Checked {namespaced + cluster} runtimes ({namespaced} namespace-scoped, {cluster} cluster-scoped)"
     by_name = dict(excluded)
     if by_name:
-        text += ". Excluded runtimes: " + "; ".join(f"{n} ({r})" for n, r in by_name.items())
+        text += ". Excluded runtimes: " + "; ".join(f"{clip(n)} ({clip(r, MAX_REASON)})" for n, r in nearest(by_name))
+        if len(by_name) > MAX_NEAREST:
+            text += f"; and {len(by_name) - MAX_NEAREST} more, further off (every one with -v)"
     return text
+
+
+MAX_NEAREST = 5  # excluded runtimes a selection failure names: one readable line among hundreds of runtimes
+MAX_REASON = 240
+
+
+def nearest(by_name: dict[str, str]) -> list[tuple[str, str]]:
+    """At most ``MAX_NEAREST`` excluded runtimes, nearest misses first: fewest reasons (a runtime off by its
+    framework version alone before one off by architecture and version), then evaluation order. All of them,
+    in evaluation order, when there are no more."""
+    if len(by_name) <= MAX_NEAREST:
+        return list(by_name.items())
+    order = {name: i for i, name in enumerate(by_name)}
+    ranked = sorted(by_name.items(), key=lambda item: (item[1].count(", ") + 1, order[item[0]]))
+    return ranked[:MAX_NEAREST]
 
 
 def select_runtime(candidates: list[Candidate], model_spec: dict[str, Any], namespace: str) -> Selection:

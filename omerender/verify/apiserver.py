@@ -104,7 +104,7 @@ def _images(ctx: Context, obj: dict[str, Any]) -> Iterator[Diagnostic]:
                 places = blame.container_places(name)
                 message = (
                     f"container {clip(name)} of {obj.get('kind')} {get(obj, ('metadata', 'name'))} "
-                    f"({_dotted((*path, field, i))}) has no image: set it in {sides(places)} "
+                    f"({_dotted((*path, field, i))}) has no image: set it in {sides(places, 'or')} "
                     f"(rendered for InferenceService {ctx.isvc.name}); the API server rejects a container without one"
                 )
                 yield blame.at(places[0] if places else None, ERROR, message, codes.MISSING_IMAGE)

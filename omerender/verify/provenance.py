@@ -131,9 +131,10 @@ class Blame:
         return self.at(None, severity, message, code)
 
 
-def sides(places: list[Place]) -> str:
-    """``runtime a`` / ``runtime a and runtime b``: who set something, without repeats."""
+def sides(places: list[Place], joiner: str = "and") -> str:
+    """``runtime a`` / ``runtime a and runtime b``: who set something, without repeats; ``joiner`` "or" for
+    alternatives (where one of them should set it)."""
     names = list(dict.fromkeys(p.who for p in places))
     if not names:
         return "OME"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" {joiner} " + names[-1]

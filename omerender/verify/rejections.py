@@ -63,9 +63,17 @@ def _port_where(path: tuple[Any, ...], index: int) -> str:
     return f"{field_path(path)}.ports[{index}]"
 
 
+# What the LeaderWorkerSet controller adds to every container of its pods (LWS's API constants LwsLeaderAddress,
+# LwsGroupSize, LwsWorkerIndex in leaderworkerset_types.go): a $(VAR) naming one is defined there.
+LWS_INJECTED = frozenset({"LWS_LEADER_ADDRESS", "LWS_GROUP_SIZE", "LWS_WORKER_INDEX"})
+
+
 class PodCheck:
-    def __init__(self, blame: Blame, path: tuple[Any, ...], pod: dict[str, Any]) -> None:
+    def __init__(
+        self, blame: Blame, path: tuple[Any, ...], pod: dict[str, Any], injected: frozenset[str] = frozenset()
+    ) -> None:
         self.blame, self.path, self.pod = blame, path, pod
+        self.injected = injected  # env vars the workload's controller adds to every container
         self.found: list[Diagnostic] = []
         self._places: dict[str, list[Place]] = {}
         self.host_ports: set[tuple[Any, Any, Any]] = set()
@@ -255,7 +263,7 @@ class PodCheck:
                 continue
             for m in ENV_REF.finditer(text):
                 var = m.group(1)
-                if var is None or first.get(var, len(env)) < before:
+                if var is None or first.get(var, len(env)) < before or (var in self.injected and var not in first):
                     continue
                 late = var in first
                 if (var, late) in reported:
@@ -382,6 +390,7 @@ def pod_rejections(ctx: Context, objects: list[dict[str, Any]]) -> list[Diagnost
         labels = get(obj, ("metadata", "labels")) or {}
         component = str(labels.get("component", "engine")) if isinstance(labels, dict) else "engine"
         blame = Blame(ctx.sources, component, runner_name(ctx, component))
+        injected = LWS_INJECTED if obj.get("kind") == "LeaderWorkerSet" else frozenset()
         for path, pod in pods:
-            found += PodCheck(blame, path, pod).run()
+            found += PodCheck(blame, path, pod, injected).run()
     return found

@@ -119,3 +119,21 @@ def test_build_hook_regenerates_and_fails_when_the_folder_changed(
     changed = _try_repo(project, hook_env, "omerender-build")
     assert changed.startswith("exit 1\n") and "deployment-llama-3-2-3b-instruct-engine.yaml" in changed, changed
     assert "--mem-frac=0.8" in deployment.read_text(encoding="utf-8")
+
+
+def test_lock_check_hook_fails_while_the_lock_is_stale(tmp_path: Path, hook_env: tuple[Path, dict[str, str]]) -> None:
+    project = _project(tmp_path)
+    missing = _try_repo(project, hook_env, "omerender-lock-check")
+    assert missing.startswith("exit 1\n") and "omerender lock check" in missing and "Failed" in missing, missing
+    written = run([sys.executable, "-m", "omerender", "lock", "manifests"], cwd=project, env=hook_env[1])
+    assert written.code == 0, written
+    _git(project, "add", "-A")
+    fresh = _try_repo(project, hook_env, "omerender-lock-check")
+    assert fresh.startswith("exit 0\n") and "Passed" in fresh, fresh
+    profile = project / "manifests" / "profile.yaml"
+    text = profile.read_text(encoding="utf-8")
+    assert "--mem-frac" in text or "image:" in text
+    profile.write_text(text.replace("image: ", "image: changed-", 1), encoding="utf-8")
+    _git(project, "add", "-A")
+    stale = _try_repo(project, hook_env, "omerender-lock-check")
+    assert stale.startswith("exit 1\n") and "Failed" in stale, stale

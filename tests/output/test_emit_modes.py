@@ -57,8 +57,10 @@ def test_passthrough_keeps_other_objects_and_skips_tool_files(tree: Path) -> Non
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: llama-demo\ndata:\n  a: 'b'\n",
         encoding="utf-8",
     )
+    listed = sorted(p.name for p in tree.glob("*.yaml"))  # a kustomize folder: what it lists is read
     (tree / "kustomization.yaml").write_text(
-        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n", encoding="utf-8"
+        f"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{', '.join(listed)}]\n",
+        encoding="utf-8",
     )
     proc = omerender("build", str(tree), "--emit", "passthrough", "--emit", "rendered")
     assert proc.code == 0, proc

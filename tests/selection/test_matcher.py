@@ -1023,7 +1023,10 @@ def test_corpus_deepseek_v3_fails() -> None:
     )
     assert selection.error.startswith(head)
     listed = selection.error[len(head) :].split(f" (model format '{label}' not in supported formats: ")
-    assert len(listed) == 201  # 200 distinct excluded names (four duplicated names collapse)
+    assert len(listed) == 6  # the 5 nearest misses of 200 distinct excluded names (four duplicated names collapse)
+    assert selection.error.endswith("; and 195 more, further off (every one with -v)")
+    assert len(selection.error) < 2000
+    assert listed[0] == "srt-kimi-k2-pd"  # one reason only: its framework version
     excluded_names = {n for n, _ in selection.excluded}
     assert len(excluded_names) == 200
     assert not excluded_names & {"srt-deepseek-rdma", "srt-deepseek-rdma-pd", "srt-deepseek-v3"}

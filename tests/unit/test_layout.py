@@ -12,7 +12,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "omerender"
 SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.errors", "omerender.ome"}
 SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.constants", "omerender.paths"}
-SHARED |= {"omerender.settings"}
+SHARED |= {"omerender.settings", "omerender.catalogue"}
 STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
 STAGES += ("factor", "gitops", "cli")
 

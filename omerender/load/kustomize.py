@@ -1,0 +1,160 @@
+"""Kustomize folders: a folder holding a ``kustomization.yaml`` is read as ``kustomize build`` reads it.
+
+Only what its ``resources`` list names is read (files, and folders with a kustomization of their own,
+recursively), in the order listed, as kustomize does: a YAML file lying in the folder but not listed
+is not part of what it builds. OME's ``config/runtimes`` relies on this (four runtime names are
+defined twice, once in a file its kustomization does not list).
+
+omerender applies no kustomize transformer or generator, so a kustomization that asks for one
+(``patches``, ``namePrefix``, ``commonLabels``, ``images``, ``configMapGenerator``, ``components``,
+...) is refused at the line of that key rather than rendered into something other than what
+``kustomize build`` gives. Remote resources (URLs, git repositories) are refused: omerender reads no
+network. A listed path that leaves the input paths, a folder without a kustomization, a cycle and
+nesting deeper than ``MAX_DEPTH`` are located errors; the files listed in all are at most
+``MAX_RESOURCES``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from omerender import codes
+from omerender.diagnostics import ERROR, Diagnostic
+from omerender.load.bounded import Budget, ReadProblem, read_text
+from omerender.load.yamlio import parse_documents, position
+from omerender.names import clip
+
+FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # the names kustomize looks for
+READ_KEYS = frozenset({"apiVersion", "kind", "metadata", "resources", "bases"})  # bases: resources' old name
+MAX_DEPTH = 20  # kustomizations nested through resources
+MAX_RESOURCES = 100_000  # entries listed over every kustomization of a run
+MAX_BYTES = 1024 * 1024  # one kustomization file
+REMOTE_PREFIXES = ("http://", "https://", "git@", "ssh://", "git::", "github.com/", "gitlab.com/", "bitbucket.org/")
+
+
+def kustomization_in(folder: Path) -> Path | None:
+    """The kustomization file of ``folder``, or None. Several (kustomize refuses that too) give the first."""
+    return next((folder / n for n in FILE_NAMES if (folder / n).is_file()), None)
+
+
+@dataclass
+class Expansion:
+    """What the kustomizations below one input folder list: files to read, in order, and problems."""
+
+    files: list[str] = field(default_factory=list)
+    problems: list[Diagnostic] = field(default_factory=list)
+    listed: int = 0
+
+
+def _error(path: Path, line: int, col: int, message: str) -> Diagnostic:
+    return Diagnostic(path.as_posix(), line, col, ERROR, message, codes.KUSTOMIZATION)
+
+
+def _read(path: Path, out: Expansion) -> tuple[dict[str, Any], Any] | None:
+    """The kustomization's mapping and its node tree, or None with the problem noted."""
+    try:
+        text = read_text(str(path), Budget(max_file_bytes=MAX_BYTES), "kustomization file")
+        docs = list(parse_documents(text))
+    except ReadProblem as problem:
+        out.problems.append(_error(path, problem.line, problem.col, problem.message))
+        return None
+    except (yaml.YAMLError, RecursionError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        out.problems.append(_error(path, line, col, f"invalid YAML in kustomization: {getattr(exc, 'problem', exc)}"))
+        return None
+    if not docs:
+        return {}, None
+    if len(docs) != 1 or not isinstance(docs[0].data, dict):
+        out.problems.append(_error(path, 1, 1, "a kustomization must be one YAML mapping"))
+        return None
+    return docs[0].data, docs[0].node
+
+
+def _key_at(node: Any, key: Any) -> tuple[int, int]:
+    """1-based line and column of mapping key ``key`` itself (its value may start lines later)."""
+    for k, _ in getattr(node, "value", ()) if isinstance(node, yaml.MappingNode) else ():
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return k.start_mark.line + 1, k.start_mark.column + 1
+    return 1, 1
+
+
+def _remote(entry: str) -> bool:
+    return entry.startswith(REMOTE_PREFIXES) or "://" in entry or "?ref=" in entry
+
+
+def expand(kustomization: Path, within: list[Path], out: Expansion, stack: tuple[str, ...] = ()) -> None:
+    """Add to ``out`` the files ``kustomization`` lists, folders expanded through their own kustomization.
+    ``within``: the real input roots a listed path must stay inside; ``stack``: the real folders above."""
+    folder = kustomization.parent
+    real = os.path.realpath(folder)
+    if real in stack:
+        chain = " -> ".join([*(Path(p).name for p in stack[stack.index(real) :]), folder.name])
+        out.problems.append(_error(kustomization, 1, 1, f"kustomization cycle: {clip(chain)}"))
+        return
+    if len(stack) >= MAX_DEPTH:
+        out.problems.append(_error(kustomization, 1, 1, f"kustomizations nest more than {MAX_DEPTH} deep"))
+        return
+    read = _read(kustomization, out)
+    if read is None:
+        return
+    data, node = read
+    refused = [k for k in data if k not in READ_KEYS]
+    for key in refused:
+        line, col = _key_at(node, key)
+        out.problems.append(
+            _error(
+                kustomization,
+                line,
+                col,
+                f"kustomization field {clip(str(key))!r} is not applied by omerender (it reads only resources and "
+                "bases); kustomize build would change or add objects with it, so the result would differ: render the "
+                "kustomize output instead (kustomize build DIR | omerender build -) or drop the field",
+            )
+        )
+    if refused:
+        return
+    listed: list[tuple[str, int, Any]] = []
+    for key in ("resources", "bases"):
+        entries = data.get(key) or []
+        if not isinstance(entries, list):
+            line, col = position(node, (key,))
+            out.problems.append(_error(kustomization, line, col, f"{key} must be a list of paths"))
+            return
+        listed += [(key, index, entry) for index, entry in enumerate(entries)]
+    for key, index, entry in listed:
+        line, col = position(node, (key, index))
+        out.listed += 1
+        if out.listed > MAX_RESOURCES:
+            out.problems.append(_error(kustomization, line, col, f"more than {MAX_RESOURCES} resources listed"))
+            return
+        if not isinstance(entry, str) or not entry:
+            out.problems.append(_error(kustomization, line, col, "a resource must be a path (a string)"))
+            continue
+        shown = clip(entry)
+        if _remote(entry):
+            message = f"remote resource {shown!r} refused: omerender reads no network; vendor it and list the path"
+            out.problems.append(_error(kustomization, line, col, message))
+            continue
+        target = Path(os.path.normpath(folder / entry))
+        real_target = Path(os.path.realpath(target))
+        if not any(real_target == root or root in real_target.parents for root in within):
+            message = f"resource {shown!r} lies outside the input paths; give its folder as a PATH or --search-path"
+            out.problems.append(_error(kustomization, line, col, message))
+            continue
+        if not target.exists():
+            out.problems.append(_error(kustomization, line, col, f"resource {shown!r}: no such file or directory"))
+        elif target.is_dir():
+            inner = kustomization_in(target)
+            if inner is None:
+                message = f"resource {shown!r} is a folder without a kustomization.yaml (kustomize build refuses it)"
+                out.problems.append(_error(kustomization, line, col, message))
+            else:
+                expand(inner, within, out, (*stack, real))
+        else:
+            out.files.append(target.as_posix())
