@@ -60,7 +60,7 @@ def test_the_cli_takes_its_defaults_from_the_shared_constants() -> None:
 
 
 OTHER_FAMILIES = ("omerender.cli.factor", "omerender.cli.forest", "omerender.cli.gitops", "omerender.cli.lifecycle")
-OTHER_FAMILIES += ("omerender.cli.completion", "xml.etree.ElementTree")  # the last only for JUnit reports
+OTHER_FAMILIES += ("omerender.cli.completion", "omerender.output.ci_reports", "xml.etree.ElementTree")  # JUnit, GitLab
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 
 
