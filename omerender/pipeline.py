@@ -17,7 +17,7 @@ from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import empty_inputs, load
-from omerender.render import components, modes
+from omerender.render import components, finetuned, modes
 from omerender.render.context import Context
 from omerender.resolve.index import index, runtime_key
 from omerender.resolve.inherit import resolve_all
@@ -55,12 +55,21 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if has_errors(notes):
         return []
     model, problem = find_model(universe, isvc, body)
+    refusal = components.model_config_refusal(isvc, body, universe)
+    served_weight = (body["spec"].get("model") or {}).get("kind") == finetuned.KIND
+    virtual = modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL
+    if refusal is not None and (model is not None or served_weight) and not virtual:
+        # OME's reconcile ends at its first step, the model ConfigMap (controller.go:194-198), before its model
+        # lookup (:217-223) and runtime checks (:225-261), so that step's error is the one it reports. When both
+        # fail for the same missing base model, the lookup's error (same cause, with a did-you-mean) is kept.
+        result.diagnostics.append(refusal)
+        return []
     if model is None:
         assert problem is not None
         result.diagnostics.append(problem)
         result.diagnostics.extend(result.lifecycle.without_model(universe, result.chains, isvc, body))
         return []
-    if modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL:
+    if virtual:
         result.diagnostics.append(
             isvc.diag(
                 INFO,
