@@ -17,9 +17,9 @@ from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import empty_inputs, load
-from omerender.render import components, modes
+from omerender.render import components, finetuned, modes
 from omerender.render.context import Context
-from omerender.resolve.index import index, runtime_key
+from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
 from omerender.result import BuildOptions, BuildResult, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
@@ -36,6 +36,21 @@ def object_order(obj: dict[str, Any]) -> tuple[int, str, str, str]:
     kind = str(obj.get("kind", ""))
     workload = kind in WORKLOAD_KINDS or obj.get("apiVersion") == "serving.knative.dev/v1"  # a Knative Service too
     return (0 if workload else 1, kind, str(meta.get("namespace", "")), str(meta.get("name", "")))
+
+
+def _model_config_first(universe: Universe, isvc: Obj, body: dict[str, Any], model: Obj | None) -> Diagnostic | None:
+    """The model-config step's error when OME would report it rather than the model or runtime step's.
+
+    OME's reconcile ends at its first step, the model ConfigMap (controller.go:194-198), before its model lookup
+    (:217-223) and runtime checks (:225-261), so that step's error is the one it reports. When both it and the lookup
+    fail on the same missing base model, the lookup's error (same cause, with a did-you-mean) is kept. A
+    VirtualDeployment returns before either (controller.go:171-173).
+    """
+    if modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL:
+        return None
+    refusal = components.model_config_refusal(isvc, body, universe)
+    served_weight = (body["spec"].get("model") or {}).get("kind") == finetuned.KIND
+    return refusal if refusal is not None and (model is not None or served_weight) else None
 
 
 def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
@@ -55,12 +70,17 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     if has_errors(notes):
         return []
     model, problem = find_model(universe, isvc, body)
+    first = _model_config_first(universe, isvc, body, model)
+    virtual = modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL
     if model is None:
         assert problem is not None
+        if first is not None:
+            result.diagnostics.append(first)
+            return []
         result.diagnostics.append(problem)
         result.diagnostics.extend(result.lifecycle.without_model(universe, result.chains, isvc, body))
         return []
-    if modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL:
+    if virtual:
         result.diagnostics.append(
             isvc.diag(
                 INFO,
@@ -75,9 +95,12 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
         return []
     lookup = find_runtime(universe, result.chains, result.once, isvc, model, body)
     if lookup.crashed:
-        result.diagnostics.extend(lookup.diagnostics)
+        result.diagnostics.extend(lookup.diagnostics if first is None else [first])
         return []
-    settled = result.lifecycle.settle(universe, result.chains, isvc, body, lookup)
+    settled = result.lifecycle.settle(universe, result.chains, isvc, body, lookup)  # recorded for effective and lock
+    if first is not None:
+        result.diagnostics.append(first)
+        return []
     result.diagnostics.extend(settled.diagnostics)
     found = settled.found
     if found is None:

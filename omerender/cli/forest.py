@@ -58,14 +58,13 @@ def _forest(
         subtree,
         used_only,
     )
+    from omerender.lifecycle.lock import default_path
     from omerender.pipeline import build, options_from
 
     runtime, isvc, collapse, used = view
     if runtime and isvc:
         raise click.UsageError("give --runtime or --isvc, not both")
     namespace = settings.namespace
-    from omerender.lifecycle.lock import default_path
-
     lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
     result = build([*paths, *settings.search_path], options_from(settings, kube_version=None, lock_file=lock), stdin)
     report_settings(result.diagnostics, settings, result)

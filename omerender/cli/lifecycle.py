@@ -45,6 +45,12 @@ def _not_found(
     sys.exit(EXIT_FINDINGS)
 
 
+def _refuse(message: str) -> NoReturn:
+    """Say why no answer is given, on stderr, and exit 1 (findings)."""
+    click.echo(f"omerender: {message}", err=True)
+    sys.exit(EXIT_FINDINGS)
+
+
 @click.command(short_help="Show the runtime an InferenceService uses, and its drift.")
 @click.argument("isvc", metavar="ISVC")
 @paths_argument
@@ -83,30 +89,24 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
         shown += [d for d in result.diagnostics if d.path == present.path]
     report_settings(sorted_unique(shown + result.load_errors), settings, result)
     if result.load_errors:
-        click.echo(
-            f"omerender: {len(result.load_errors)} input error(s) above: the answer would come from a partial set of "
-            "objects, so none is given",
-            err=True,
+        _refuse(
+            f"{len(result.load_errors)} input error(s) above: the answer would come from a partial set of "
+            "objects, so none is given"
         )
-        sys.exit(EXIT_FINDINGS)
     if present is not None:
-        click.echo(
-            f"omerender: InferenceService {key_namespace}/{key_name} ({present.path}:{present.at()[0]}) cannot be "
-            "resolved: its model or runtime is missing or broken (the errors above say which), so no runtime answers",
-            err=True,
+        _refuse(
+            f"InferenceService {key_namespace}/{key_name} ({present.path}:{present.at()[0]}) cannot be "
+            "resolved: its model or runtime is missing or broken (the errors above say which), so no runtime answers"
         )
-        sys.exit(EXIT_FINDINGS)
     if record is None or searched:
         _not_found(isvc, record, result, paths, settings.namespace)
     wrong = dropped_error(shown)
     if wrong is not None:  # an answer computed without what the user wrote would be wrong: every command exits 1
-        click.echo(
-            f"omerender: {_isvc_key(isvc, settings.namespace)} depends on objects the API server would not store "
+        _refuse(
+            f"{_isvc_key(isvc, settings.namespace)} depends on objects the API server would not store "
             f"as written ({wrong.path}:{wrong.line}): an answer without what they hold would be wrong, so none is "
-            "given",
-            err=True,
+            "given"
         )
-        sys.exit(EXIT_FINDINGS)
     click.echo(EFFECTIVE_FORMATS[settings.output or "table"](record, show_origin), nl=False)
     if record.revision is None or any(d.severity == ERROR and d.code in CONFIG_CODES for d in result.diagnostics):
         sys.exit(EXIT_FINDINGS)

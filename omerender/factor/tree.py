@@ -15,6 +15,7 @@ from pathlib import Path
 
 from omerender.output import folder
 from omerender.output.paths import inside
+from omerender.paths import is_within
 
 MAX_FILES = 100_000
 MAX_BYTES = 1 << 30
@@ -41,8 +42,9 @@ def relative(path: str, roots: list[tuple[Path, str]]) -> str | None:
         base = Path(os.path.normpath(root))
         if target == base and not root.is_dir():
             return prefix + base.name if prefix else base.name
-        if root.is_dir() and base in target.parents:
-            return prefix + target.relative_to(base).as_posix()
+        real_target, real_base = os.path.abspath(target), os.path.abspath(base)
+        if root.is_dir() and real_target != real_base and is_within(real_target, real_base):
+            return prefix + Path(real_target).relative_to(real_base).as_posix()
     return None
 
 

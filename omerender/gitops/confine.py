@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from omerender.errors import OmerenderError
-from omerender.output.paths import inside
+from omerender.paths import inside
 from omerender.settings import PATH_KINDS, SETTINGS, Settings
 
 READ = ("search-path", "model-metadata", "lock-file", "controller-config")
@@ -38,8 +38,7 @@ def root_of(folder: str, source_path: str) -> str:
 def _stays(root: str, base: str, value: str) -> bool:
     if os.path.isabs(value):
         return False
-    rel = os.path.relpath(os.path.normpath(os.path.join(os.path.abspath(base), value)), os.path.abspath(root))
-    return rel == "." or inside(root, rel.replace(os.sep, "/"))
+    return inside(os.path.normpath(os.path.join(os.path.abspath(base), value)), os.path.abspath(root))
 
 
 def confine(settings: Settings, root: str, base: str) -> None:

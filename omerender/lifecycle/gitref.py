@@ -9,6 +9,7 @@ import tarfile
 from pathlib import Path
 
 from omerender.errors import UsageError
+from omerender.paths import inside
 
 
 class GitError(UsageError):
@@ -46,9 +47,9 @@ def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
     commit = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     out: list[str] = []
     for given in local:
-        rel = os.path.relpath(Path(given).resolve(), top)
-        if rel.startswith(".."):
+        if not inside(given, top):
             raise GitError(f"{given} is outside the git work tree {top}")
+        rel = os.path.relpath(Path(given).resolve(), top)
         target = Path(dest) / rel
         if not _exists(top, commit, rel):
             target.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.yamlio import parse_documents, position
 from omerender.names import clip
+from omerender.paths import is_within
 
 FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")  # the names kustomize looks for
 READ_KEYS = frozenset({"apiVersion", "kind", "metadata", "resources", "bases"})  # bases: resources' old name
@@ -142,8 +143,8 @@ def expand(kustomization: Path, within: list[Path], out: Expansion, stack: tuple
             out.problems.append(_error(kustomization, line, col, message))
             continue
         target = Path(os.path.normpath(folder / entry))
-        real_target = Path(os.path.realpath(target))
-        if not any(real_target == root or root in real_target.parents for root in within):
+        real_target = os.path.realpath(target)
+        if not any(is_within(real_target, str(root)) for root in within):
             message = f"resource {shown!r} lies outside the input paths; give its folder as a PATH or --search-path"
             out.problems.append(_error(kustomization, line, col, message))
             continue

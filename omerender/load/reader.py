@@ -48,9 +48,8 @@ def _within(path: Path, real_roots: list[str]) -> bool:
     return any(is_within(real, root) for root in real_roots)
 
 
-def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
-    """Expand files and directories into YAML files, sorted; refuse links that leave the roots; leave out
-    the files in ``skip`` (real paths of settings files)."""
+def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
+    """Expand files and directories into YAML files, sorted; refuse links that leave the roots."""
     found: list[str] = []
     problems: list[Diagnostic] = []
     for given in paths:
@@ -64,8 +63,7 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
             )  # no location
             continue
         if not root.is_dir():
-            if os.path.realpath(root) not in skip:
-                found.append(_display(root))
+            found.append(_display(root))
             continue
         real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -76,7 +74,7 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
                 listed = Expansion()
                 expand(kustomization, [Path(r) for r in real_roots], listed)
                 problems.extend(listed.problems)
-                found.extend(f for f in listed.files if not skip or os.path.realpath(f) not in skip)
+                found.extend(listed.files)
                 continue
             kept_dirs = []
             for d in sorted(dirnames):
@@ -101,8 +99,6 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
                 full = base / name
                 if full.is_symlink() and not _within(full, real_roots):
                     problems.append(_symlink_outside(full))
-                    continue
-                if skip and os.path.realpath(full) in skip:
                     continue
                 found.append(_display(full))
     return found, problems

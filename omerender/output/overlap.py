@@ -22,10 +22,6 @@ def _real(path: str) -> Path:
     return Path(os.path.realpath(path))
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return is_within(str(path), str(folder))
-
-
 def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[str]:
     """One message per output (option name, path) that is, holds or lies in an input path."""
     roots = [(given, _real(given)) for given in inputs if given != STDIN]
@@ -36,14 +32,14 @@ def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[
         real = _real(target)
         for given, root in roots:
             is_dir_output = option == "--output-dir"
-            if _inside(real, root) and (is_dir_output or real == root or real.suffix in YAML_SUFFIXES):
+            if is_within(str(real), str(root)) and (is_dir_output or real == root or real.suffix in YAML_SUFFIXES):
                 where = "is" if real == root else "is inside"
                 problems.append(
                     f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to "
                     "allow it)"
                 )
                 break
-            if is_dir_output and _inside(root, real):
+            if is_dir_output and is_within(str(root), str(real)):
                 problems.append(
                     f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to "
                     "allow it)"

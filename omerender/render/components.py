@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import codes, ome
-from omerender.diagnostics import ERROR, INFO, WARNING, has_errors
+from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors
+from omerender.load.obj import Obj
 from omerender.render import accelerators, companions, exposure, finetuned, modelconfig, modes
 from omerender.render.context import Context, labels_and_annotations
 from omerender.render.deployment import deployment as build_deployment
@@ -25,15 +26,30 @@ NOT_RENDERED = {
 }
 
 
+def model_config_refusal(isvc: Obj, body: dict[str, Any], universe: Universe) -> Diagnostic | None:
+    """The error of OME's first reconcile step, the model ConfigMap (``controller.go:194-198``), if it fails.
+
+    It looks the model up by ``spec.model.kind``, unlike every later step; no ``spec.model``, no step.
+    """
+    ref = body["spec"].get("model")
+    if not isinstance(ref, dict) or not ref.get("name"):
+        return None
+    model, _, error = modelconfig.entry(ref, isvc.namespace, universe)
+    if model is not None:
+        return None
+    hint = ""
+    if ref.get("kind") not in ("BaseModel", finetuned.KIND) and str(error).startswith("failed to get base model"):
+        hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)"
+    return isvc.diag(ERROR, f"{error}{hint}", "spec", "model", code=codes.MODEL_CONFIG_ERROR)
+
+
 def _model_config(ctx: Context, universe: Universe) -> dict[str, Any] | None:
     """The ConfigMap step looks the model up by ``spec.model.kind``, unlike every later step."""
     ref = ctx.body["spec"].get("model") or {}
-    model, weight, error = modelconfig.entry(ref, ctx.namespace, universe)
+    model, weight, _ = modelconfig.entry(ref, ctx.namespace, universe)
     if model is None:
-        hint = ""
-        if ref.get("kind") not in ("BaseModel", finetuned.KIND) and str(error).startswith("failed to get base model"):
-            hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)"
-        ctx.problems.append(ctx.isvc.diag(ERROR, f"{error}{hint}", "spec", "model", code=codes.MODEL_CONFIG_ERROR))
+        refusal = model_config_refusal(ctx.isvc, ctx.body, universe)
+        ctx.problems.extend([] if refusal is None else [refusal])
         return None
     name, spec, weight_spec = model.name, model.spec, None if weight is None else weight.spec
     text = ctx.once("models.json", model, weight, lambda: modelconfig.models_json(name, spec, weight_spec))

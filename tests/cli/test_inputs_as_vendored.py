@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -102,8 +101,8 @@ def test_a_settings_file_inside_an_input_folder_is_not_a_manifest(run_cli, repo:
     assert "missing-kind" not in proc.stderr and "ci/settings.yaml" not in proc.stderr.replace("overlay", ""), proc
 
 
-def test_the_lock_does_not_depend_on_the_order_of_paths(tmp_path: Path) -> None:
-    os.chdir(tmp_path)
+def test_the_lock_does_not_depend_on_the_order_of_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # restored after the test: other tests read fixtures/ relative to the repository
     (tmp_path / "apps").mkdir()
     (tmp_path / "platform" / "runtimes").mkdir(parents=True)
     assert default_path(["apps", "platform"]) == default_path(["platform", "apps"]) == "omerender.lock"
