@@ -105,7 +105,20 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
                 if skip and os.path.realpath(full) in skip:
                     continue
                 found.append(_display(full))
-    return found, problems
+    return _once(found), problems
+
+
+def _once(files: list[str]) -> list[str]:
+    """Each file once, where it was first found: a PATH that holds a search path (``build .`` with
+    ``--search-path platform``) or a file given twice must not define its objects twice."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for name in files:
+        real = name if name == STDIN else os.path.realpath(name)
+        if real not in seen:
+            seen.add(real)
+            kept.append(name)
+    return kept
 
 
 def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str | None, Diagnostic | None]:
