@@ -128,3 +128,13 @@ def test_krm_takes_model_metadata_and_the_settings_file(repo: Path) -> None:
     for outside in ({"paths": ["../.."]}, {"modelMetadata": "/etc/hostname"}, {"searchPath": ["../x"]}):
         proc = _krm(repo, {**spec, **outside})
         assert proc.code == 1 and OUTSIDE in proc.err, proc
+
+
+def test_a_shipped_overlay_named_in_the_settings_file_is_no_path(repo: Path) -> None:
+    # from an application folder below the settings file, ome:v0.1.5 was read as the file ../../ome:v0.1.5
+    (repo / ".omerender.yaml").write_text("model-metadata: ome:v0.1.5\n")
+    generated = _generate(repo / "apps" / "llama")
+    assert generated.code == 0, generated
+    assert _deployments(generated) == ["llama-3-2-3b-instruct-engine"]
+    built = omerender("build", ".", cwd=repo / "apps" / "llama")
+    assert built.code == 0 and objects(built.out) == objects(generated.out), built
