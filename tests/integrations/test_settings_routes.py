@@ -138,3 +138,18 @@ def test_a_shipped_overlay_named_in_the_settings_file_is_no_path(repo: Path) -> 
     assert _deployments(generated) == ["llama-3-2-3b-instruct-engine"]
     built = omerender("build", ".", cwd=repo / "apps" / "llama")
     assert built.code == 0 and objects(built.out) == objects(generated.out), built
+
+
+def test_an_application_at_a_searched_folder_emits_it(repo: Path) -> None:
+    # the platform's own Argo CD application (its profiles) lies in the folder .omerender.yaml searches for the
+    # teams' applications: named as the PATH, it is emitted, and status lists it
+    platform = repo / "platform"
+    platform.mkdir()
+    (platform / "profile.yaml").write_text((FIXTURE / "profile.yaml").read_text())
+    (repo / ".omerender.yaml").write_text("search-path: [platform]\n")
+    env = {"ARGOCD_APP_SOURCE_PATH": "platform", "ARGOCD_APP_NAMESPACE": "ome"}
+    generated = run(["omerender", "argocd-generate"], cwd=platform, env=env_with_omerender(env))
+    assert generated.code == 0, generated
+    assert [d["metadata"]["name"] for d in objects(generated.out)] == ["sglang-profile"]
+    status = omerender("status", ".", cwd=platform)
+    assert status.code == 0 and "sglang-profile" in status.out, status
