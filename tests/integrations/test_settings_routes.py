@@ -153,3 +153,20 @@ def test_an_application_at_a_searched_folder_emits_it(repo: Path) -> None:
     assert [d["metadata"]["name"] for d in objects(generated.out)] == ["sglang-profile"]
     status = omerender("status", ".", cwd=platform)
     assert status.code == 0 and "sglang-profile" in status.out, status
+
+
+def test_krm_reads_its_search_path(repo: Path) -> None:
+    # the profile lies in a searched folder, as .omerender.yaml names it for every route: KRM read paths only
+    app = repo / "apps" / "llama"
+    (repo / "platform").mkdir()
+    (repo / "platform" / "profile.yaml").write_text((FIXTURE / "profile.yaml").read_text())
+    (app / "runtime.yaml").write_text((FIXTURE / "runtime.yaml").read_text())
+    for name in ("model.yaml", "isvc.yaml"):
+        (app / name).write_text((FIXTURE / name).read_text())
+    spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"]}
+    assert "ParentNotFound" in _krm(repo, spec).err
+    done = _krm(repo, {**spec, "searchPath": ["platform"]})
+    assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
+    (repo / ".omerender.yaml").write_text("search-path: [platform]\n")
+    from_file = _krm(repo, spec)
+    assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file
