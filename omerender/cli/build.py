@@ -86,7 +86,7 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     )
     keep_to_exit(result)
     result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
-    selection = emitted(result, settings)
+    selection = emitted(result, settings, paths)
     keep_to_exit(selection)
     findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
     report_settings(findings, settings, result)
@@ -112,10 +112,10 @@ def status(paths: tuple[str, ...], settings: Settings) -> None:
     """Show every runtime's inheritance chain and its InheritanceReady condition.
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
-    Runtimes read from a --search-path only resolve parents: they are not listed.
+    Runtimes read only from a --search-path (not from a PATH) resolve parents: they are not listed.
     """
     from omerender.lifecycle.lock import default_path
-    from omerender.output.emit import under
+    from omerender.output.emit import only_searched
     from omerender.output.formats import STATUS_FORMATS as FORMATTERS
     from omerender.output.formats import StatusView
     from omerender.pipeline import options_from
@@ -123,7 +123,7 @@ def status(paths: tuple[str, ...], settings: Settings) -> None:
 
     lock = settings.lock_file or default_path(list(paths))
     options = options_from(settings, kube_version=resolve_kube_version(settings.kube_version), lock_file=lock)
-    searched = under(list(settings.search_path))
+    searched = only_searched(list(settings.search_path), list(paths))
     result = run_status([*paths, *settings.search_path], options, stdin, lambda r: not searched(r))
     report_settings(result.diagnostics, settings)
     view = StatusView(result.listing, result.sources, result.last_resolved)

@@ -22,6 +22,7 @@ from omerender.factor.plan import Plan, plan, reuse_existing, without_auto_selec
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
+from omerender.load.kustomize import leaving_out
 from omerender.load.obj import Obj
 from omerender.load.reader import load, to_object
 from omerender.load.source import Source
@@ -71,6 +72,21 @@ def profiles_folder(paths: list[str], given: str | None) -> Path:
         return Path(given)
     first = Path(next(p for p in paths if p != STDIN))
     return (first if first.is_dir() else first.parent) / "profiles"
+
+
+def _unread(profiles: dict[str, str], roots: list[str]) -> list[Diagnostic]:
+    """A profile written into a kustomize folder that does not list it would not be read: its children break."""
+    found = []
+    for path in profiles:
+        kustomization = leaving_out(Path(path), [r for r in roots if r != STDIN])
+        if kustomization is not None:
+            message = (
+                f"factor would write {path}, which {kustomization.as_posix()} does not list in its resources, so "
+                "nothing would read it and its children would lose their parent; pass --profiles-dir a folder "
+                "that is read without a kustomization (a PATH or --search-path)"
+            )
+            found.append(Diagnostic(kustomization.as_posix(), 1, 1, ERROR, message, codes.FACTOR_PROOF))
+    return found
 
 
 def _lines(text: str) -> int:
@@ -302,6 +318,10 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         )
         return result
     profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files), comments)
+    unread = _unread(profiles, everything)
+    if unread:
+        result.diagnostics = sorted_unique(result.diagnostics + unread)
+        return result
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
         rewritten = frozenset(os.path.realpath(f) for f in files)  # read again only what was not rewritten

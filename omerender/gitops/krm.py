@@ -35,6 +35,7 @@ from omerender.output.emit import (
     EmitOptions,
     cluster_selects,
     kinds_problem,
+    only_searched,
     output_path,
     select,
 )
@@ -252,13 +253,21 @@ def process(
     objects, problems = objects_from_documents(documents, config.namespace)
     options = options_from(config, kube_version=config.kube_version, budget=budget)
     skip = settings_files(options)
-    loaded_paths = load(list(config.paths), config.namespace, budget, skip=skip) if config.paths else None
+    from_disk = [*config.paths, *config.search_path]  # searchPath resolves parents and models, as for build
+    loaded_paths = load(from_disk, config.namespace, budget, skip=skip) if from_disk else None
     extra = (loaded_paths.objects, loaded_paths.diagnostics) if loaded_paths else ([], [])
     result = build_objects(objects + extra[0], problems + extra[1], options, list(config.paths))
     result.diagnostics = cluster_selects(result.diagnostics, tuple(config.emit))
+    searched = only_searched(list(config.search_path), list(config.paths))
     selection = select(
         result,
-        EmitOptions(kinds=config.emit, owned=lambda o: o.path in items, keep_local_config=True, replace_rendered=True),
+        EmitOptions(
+            kinds=config.emit,
+            owned=lambda o: o.path in items,
+            renders=lambda o: o.path in items or not searched(o),
+            keep_local_config=True,
+            replace_rendered=True,
+        ),
     )
     loaded = {o.path for o in objects}
     out_items: list[Any] = []

@@ -159,3 +159,24 @@ def expand(kustomization: Path, within: list[Path], out: Expansion, stack: tuple
                 expand(inner, within, out, (*stack, real))
         else:
             out.files.append(target.as_posix())
+
+
+def leaving_out(path: Path, roots: list[str]) -> Path | None:
+    """The kustomization that would keep a new file at ``path`` from being read from ``roots`` (the first one on
+    the way down from a root to it, as ``discover`` walks, when it does not list it), else None."""
+    real = Path(os.path.realpath(path))
+    missed: Path | None = None
+    for root in roots:
+        top = Path(os.path.realpath(root))
+        if top not in real.parents:
+            continue
+        folders = [top, *(p for p in reversed(real.parents) if top in p.parents)]
+        found = next((k for k in map(kustomization_in, folders) if k is not None), None)
+        if found is None:
+            return None
+        listed = Expansion()
+        expand(found, [top], listed)
+        if str(real) in {os.path.realpath(f) for f in listed.files}:
+            return None
+        missed = missed or Path(root) / found.relative_to(top)  # as the user named it
+    return missed

@@ -101,7 +101,20 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     problems.append(_symlink_outside(full))
                     continue
                 found.append(_display(full))
-    return found, problems
+    return _once(found), problems
+
+
+def _once(files: list[str]) -> list[str]:
+    """Each file once, where it was first found: a PATH that holds a search path (``build .`` with
+    ``--search-path platform``) or a file given twice must not define its objects twice."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for name in files:
+        real = name if name == STDIN else os.path.realpath(name)
+        if real not in seen:
+            seen.add(real)
+            kept.append(name)
+    return kept
 
 
 def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str | None, Diagnostic | None]:
@@ -268,6 +281,11 @@ def load(
     return result
 
 
+def _located(path: str) -> str:
+    """Where ``path`` lies: its folder resolved, not itself (a refused link lies where it is, not where it points)."""
+    return os.path.join(os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path))
+
+
 def empty_inputs(
     paths: list[str], objects: list[Obj], problems: list[Diagnostic], severity: str = WARNING
 ) -> list[Diagnostic]:
@@ -276,13 +294,15 @@ def empty_inputs(
     with a file that could not be read has its error already, and is not called empty."""
     found: list[Diagnostic] = []
     held = [o.path for o in objects if o.is_ome or _other_ome(o)] + [d.path for d in problems if d.severity == ERROR]
+    real: set[str] | None = None
     for given in dict.fromkeys(paths):
         if given == STDIN:
             shown, has = "<stdin>", "<stdin>" in held
         elif os.path.isdir(given):
-            shown = _display(Path(given))
-            prefix = "" if shown == "." else shown.rstrip("/") + "/"
-            has = any(p.startswith(prefix) for p in held)
+            shown, root = _display(Path(given)), os.path.realpath(given)
+            if real is None:  # each file once: a folder's may be named from another PATH that reaches them too
+                real = {_located(p) for p in set(held) if p != "<stdin>"}
+            has = any(is_within(p, root) for p in real)
         elif os.path.exists(given):
             shown = _display(Path(given))
             has = shown in held

@@ -11,6 +11,7 @@ import os
 import yaml
 
 from omerender import codes
+from omerender.catalogue import is_name
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.settings import (
@@ -63,8 +64,8 @@ def _entry(path: str, key: yaml.Node, value: yaml.Node, data: object) -> tuple[s
         return _problem(path, value, str(exc))
     if spec.kind is Kind.PATHS and isinstance(typed, tuple):
         return stem, tuple(_relative_to(path, item) for item in typed)
-    if spec.kind in PATH_KINDS and isinstance(typed, str):
-        return stem, _relative_to(path, typed)
+    if spec.kind in PATH_KINDS and isinstance(typed, str) and not (stem == "model-metadata" and is_name(typed)):
+        return stem, _relative_to(path, typed)  # a shipped overlay's name (ome:v0.1.5) is no path: kept as written
     return stem, typed
 
 

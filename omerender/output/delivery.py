@@ -45,15 +45,15 @@ def usage_problem(settings: Settings, output: str | None) -> str | None:
     return None
 
 
-def emitted(result: BuildResult, settings: Settings) -> Selection:
-    """The objects to print, with their own diagnostics (Flux substitution, output paths); ``result`` is not
-    changed."""
+def emitted(result: BuildResult, settings: Settings, paths: tuple[str, ...] = ()) -> Selection:
+    """The objects to print (from ``paths``, not only from a search path), with their own diagnostics (Flux
+    substitution, output paths); ``result`` is not changed."""
     from omerender.diagnostics import INFO, WARNING
     from omerender.output.clashes import files_for
-    from omerender.output.emit import EmitOptions, rendered_sources, select, under
+    from omerender.output.emit import EmitOptions, only_searched, rendered_sources, select
     from omerender.pipeline import collector_paused
 
-    in_search_path = under(list(settings.search_path))
+    in_search_path = only_searched(list(settings.search_path), list(paths))
     with collector_paused():  # one object per rendered one, and no cycles
         selection = select(
             result,

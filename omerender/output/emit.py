@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender import codes
+from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
@@ -110,6 +111,13 @@ def under(roots: list[str]) -> Callable[[Obj], bool]:
         return any(is_within(where, r) for r in real)
 
     return inside
+
+
+def only_searched(search_paths: list[str], paths: list[str]) -> Callable[[Obj], bool]:
+    """A predicate: the object was read from a search path and from no PATH (a PATH named on its own wins: an
+    application at platform/profiles emits its profiles even when .omerender.yaml searches that folder)."""
+    searched, given = under(search_paths), under([p for p in paths if p != STDIN])
+    return lambda obj: searched(obj) and not given(obj)
 
 
 def is_tool_config(body: dict[str, Any]) -> bool:

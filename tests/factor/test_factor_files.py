@@ -144,3 +144,21 @@ def test_the_round_trip_for_flow_style_keeps_line_endings_and_bom(run_cli, tmp_p
     assert data.startswith("\ufeff".encode()) and b"\r\r" not in data
     assert data.count(b"\n") == data.count(b"\r\n")
     assert build_output(tree) == before
+
+
+def test_profiles_a_kustomization_would_not_read_are_refused(run_cli, tmp_path: Path) -> None:
+    # upstream's config/runtimes is a kustomize folder: a profile written beside its runtimes but not listed
+    # in its resources would not be read, and every child would lose its parent
+    tree = fleet(tmp_path / "tree")
+    listed = "".join(f"  - {p.name}\n" for p in sorted((tree / "runtimes").iterdir()))
+    (tree / "runtimes" / "kustomization.yaml").write_text(f"resources:\n{listed}", encoding="utf-8")
+    before = {p: p.read_bytes() for p in tree.rglob("*.yaml")}
+    result = run_cli("factor", str(tree / "runtimes"), "--search-path", str(tree), "--in-place")
+    assert result.exit_code == 1, str(result)
+    assert "runtimes/kustomization.yaml does not list in its resources" in result.stderr
+    assert {p: p.read_bytes() for p in tree.rglob("*.yaml")} == before
+    kept = run_cli(
+        "factor", str(tree / "runtimes"), "--search-path", str(tree), "--profiles-dir", str(tree / "p"), "--in-place"
+    )
+    assert kept.exit_code == 0, str(kept)
+    assert build_output(tree) and (tree / "p" / "sglang-profile.yaml").is_file()

@@ -128,3 +128,45 @@ def test_krm_takes_model_metadata_and_the_settings_file(repo: Path) -> None:
     for outside in ({"paths": ["../.."]}, {"modelMetadata": "/etc/hostname"}, {"searchPath": ["../x"]}):
         proc = _krm(repo, {**spec, **outside})
         assert proc.code == 1 and OUTSIDE in proc.err, proc
+
+
+def test_a_shipped_overlay_named_in_the_settings_file_is_no_path(repo: Path) -> None:
+    # from an application folder below the settings file, ome:v0.1.5 was read as the file ../../ome:v0.1.5
+    (repo / ".omerender.yaml").write_text("model-metadata: ome:v0.1.5\n")
+    generated = _generate(repo / "apps" / "llama")
+    assert generated.code == 0, generated
+    assert _deployments(generated) == ["llama-3-2-3b-instruct-engine"]
+    built = omerender("build", ".", cwd=repo / "apps" / "llama")
+    assert built.code == 0 and objects(built.out) == objects(generated.out), built
+
+
+def test_an_application_at_a_searched_folder_emits_it(repo: Path) -> None:
+    # the platform's own Argo CD application (its profiles) lies in the folder .omerender.yaml searches for the
+    # teams' applications: named as the PATH, it is emitted, and status lists it
+    platform = repo / "platform"
+    platform.mkdir()
+    (platform / "profile.yaml").write_text((FIXTURE / "profile.yaml").read_text())
+    (repo / ".omerender.yaml").write_text("search-path: [platform]\n")
+    env = {"ARGOCD_APP_SOURCE_PATH": "platform", "ARGOCD_APP_NAMESPACE": "ome"}
+    generated = run(["omerender", "argocd-generate"], cwd=platform, env=env_with_omerender(env))
+    assert generated.code == 0, generated
+    assert [d["metadata"]["name"] for d in objects(generated.out)] == ["sglang-profile"]
+    status = omerender("status", ".", cwd=platform)
+    assert status.code == 0 and "sglang-profile" in status.out, status
+
+
+def test_krm_reads_its_search_path(repo: Path) -> None:
+    # the profile lies in a searched folder, as .omerender.yaml names it for every route: KRM read paths only
+    app = repo / "apps" / "llama"
+    (repo / "platform").mkdir()
+    (repo / "platform" / "profile.yaml").write_text((FIXTURE / "profile.yaml").read_text())
+    (app / "runtime.yaml").write_text((FIXTURE / "runtime.yaml").read_text())
+    for name in ("model.yaml", "isvc.yaml"):
+        (app / name).write_text((FIXTURE / name).read_text())
+    spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"]}
+    assert "ParentNotFound" in _krm(repo, spec).err
+    done = _krm(repo, {**spec, "searchPath": ["platform"]})
+    assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
+    (repo / ".omerender.yaml").write_text("search-path: [platform]\n")
+    from_file = _krm(repo, spec)
+    assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file

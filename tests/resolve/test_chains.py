@@ -184,6 +184,18 @@ def test_duplicate_objects_name_both_files(run_cli, write_tree):
     )
 
 
+def test_a_file_reached_twice_is_read_once(run_cli, write_tree, monkeypatch):
+    # `build .` with a search path inside `.` (the layout .omerender.yaml invites) reaches each file twice
+    tree = write_tree({"platform/base.yaml": dump(runtime("base", profile_spec(), profile=True))})
+    result = run_cli("build", "--check", str(tree), "--search-path", str(tree / "platform"), str(tree / "platform"))
+    assert result.exit_code == 0, result.stderr
+    assert "duplicate-object" not in result.stderr and "no-ome-objects" not in result.stderr
+    monkeypatch.chdir(tree / "platform")  # named differently from each root: still one file, and no root empty
+    result = run_cli("build", "--check", "--fail-empty-input", ".", "--search-path", str(tree / "platform"))
+    assert result.exit_code == 0, result.stderr
+    assert "duplicate-object" not in result.stderr and "no-ome-objects" not in result.stderr
+
+
 def test_status_table_matches_the_spec_example(run_cli):
     result = run_cli("status", "fixtures/llama-demo")
     assert result.exit_code == 0
