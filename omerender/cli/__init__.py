@@ -1,18 +1,66 @@
 """The click layer: the only package that imports click, prints or exits.
 
 Exit codes: 0 success (warnings allowed), 1 findings, 2 usage error, 3 internal error.
-Each command family lives in its own module; this one only makes the group and registers them.
+Each command family lives in its own module; this one only makes the group and names them. A family's module is
+imported when one of its commands is looked up (``omerender build`` loads neither ``factor`` nor ``tree``);
+``--help`` and shell completion look them all up.
 
 May import: every stage.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, MutableMapping
+
 import click
 
 from omerender import __version__
-from omerender.cli import build, completion, factor, forest, gitops, lifecycle
 from omerender.cli.common import ARGV_KEY, exit_hard
+
+FAMILIES = {
+    "build": "build",
+    "status": "build",
+    "factor": "factor",
+    "tree": "forest",
+    "graph": "forest",
+    "argocd-generate": "gitops",
+    "krm": "gitops",
+    "effective": "lifecycle",
+    "lock": "lifecycle",
+    "diff": "lifecycle",
+    "completion": "completion",
+}
+"""Each command's name -> the module of ``omerender.cli`` that defines it (in its ``COMMANDS``)."""
+
+
+class _Commands(MutableMapping[str, click.Command]):
+    """``main.commands``: every name in ``FAMILIES`` (and any added), each command made when first looked up."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, click.Command] = {}
+        self._names = set(FAMILIES)
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._made and name in FAMILIES:
+            family = importlib.import_module(f"omerender.cli.{FAMILIES[name]}")
+            for command in family.COMMANDS:
+                self._made.setdefault(command.name or "", command)
+        return self._made[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._made[name] = command
+        self._names.add(name)
+
+    def __delitem__(self, name: str) -> None:
+        self._names.discard(name)
+        self._made.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 class _Main(click.Group):
@@ -33,9 +81,7 @@ def main() -> None:
     """
 
 
-for _family in (build, factor, forest, gitops, lifecycle, completion):
-    for _command in _family.COMMANDS:
-        main.add_command(_command)
+main.commands = _Commands()
 
 
 def run() -> None:

@@ -34,6 +34,7 @@ from omerender.errors import WriteError
 _RENAME_EXCHANGE = 2
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 _NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+_DIRECTORY_NO_LINK = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -182,11 +183,13 @@ def _umask() -> int:
 
 @dataclass(frozen=True)
 class Replacement:
-    """What the body of ``replacing`` works with: DIR now (a real folder or absent) and the staging folder."""
+    """What the body of ``replacing`` works with: DIR now (a real folder or absent) and the staging folder, with
+    a descriptor of the staging folder as made (opened without following a symlink; closed after the body)."""
 
     target: Path
     stage: Path
     exists: bool
+    stage_fd: int
 
 
 @contextlib.contextmanager
@@ -203,12 +206,15 @@ def replacing(directory: str) -> Iterator[Replacement]:
             raise WriteError(f"{directory} exists and is not a directory")
         os.mkdir(where.stage, 0o777 & ~_umask(), dir_fd=parent_fd)
         base = Path(where.parent)
+        stage_fd = os.open(where.stage, _DIRECTORY_NO_LINK, dir_fd=parent_fd)
         try:
-            yield Replacement(base / where.name, base / where.stage, kind is not None)
+            yield Replacement(base / where.name, base / where.stage, kind is not None, stage_fd)
         except BaseException:
             with contextlib.suppress(OSError):
                 _remove(parent_fd, where.stage)
             raise
+        finally:
+            os.close(stage_fd)
         signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
         try:
             _refuse_symlinks(parent_fd, where)  # nothing may have turned into a link while the body ran

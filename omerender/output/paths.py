@@ -7,7 +7,8 @@ subdomain for a name, or, for the RBAC kinds that allow more, a path segment wit
 unambiguously. Two objects of one kind, namespace and name from different API groups are told apart
 by the group (``<kind>.<group>-<name>.yaml``) on both; two that still fold to one file name (on a
 case-insensitive filesystem) are an error. ``inside`` proves the final, resolved path lies in the
-folder; the writer checks every file with it.
+folder (``factor``'s tree writer checks each file with it); ``build``'s writer places files through
+``placing``, which follows no symlink at all.
 """
 
 from __future__ import annotations

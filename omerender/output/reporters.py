@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 from urllib.parse import quote
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
-from omerender.output.ci_reports import Subject, render_gitlab, render_junit
 from omerender.output.formats import dump_json
+
+if TYPE_CHECKING:  # ci_reports (JUnit's XML, GitLab's fingerprints) is imported by the two formats that use it
+    from omerender.output.ci_reports import Subject
 
 FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
@@ -253,11 +255,23 @@ def _render_sarif(report: _Report) -> str:
     return _dumps({"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]})
 
 
+def _render_junit(report: _Report) -> str:
+    from omerender.output.ci_reports import render_junit
+
+    return render_junit(report.shown, report.subjects, report.tool_version)
+
+
+def _render_gitlab(report: _Report) -> str:
+    from omerender.output.ci_reports import render_gitlab
+
+    return render_gitlab(report.shown)
+
+
 _RENDERERS: dict[str, Callable[[_Report], str]] = {
     "text": _render_text,
     "json": _render_json,
     "github": _render_github,
     "sarif": _render_sarif,
-    "junit": lambda report: render_junit(report.shown, report.subjects, report.tool_version),
-    "gitlab": lambda report: render_gitlab(report.shown),
+    "junit": _render_junit,
+    "gitlab": _render_gitlab,
 }

@@ -1,21 +1,22 @@
 """Writing results to disk atomically: a whole directory or a single file, never half of one.
 
 ``write_dir`` stages the new contents and swaps them in through ``folder.replacing``: under a lock that
-leaves no file, never through a symlink, recovered after a kill. Every file written is first proved to lie
-inside the folder (``paths.inside``). ``write_file`` (one named file) lives in ``onefile``. Any ``OSError``
-becomes a ``WriteError`` naming the user's path.
+leaves no file, never through a symlink, recovered after a kill. Every file is put in place by ``placing``:
+plain relative paths below the staging folder's descriptor, no symlink followed. ``write_file`` (one named
+file) lives in ``onefile``. Any ``OSError`` becomes a ``WriteError`` naming the user's path.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 from omerender.errors import WriteError
-from omerender.output.folder import replacing
+from omerender.output.folder import Replacement, replacing
 from omerender.output.onefile import write_file
-from omerender.output.paths import inside
+from omerender.output.placing import Placer
 
 __all__ = ["MANIFEST", "write_dir", "write_file"]
 
@@ -26,33 +27,47 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _stage(target: Path, stage: Path, files: dict[str, str]) -> None:
-    previous: set[str] = set()
-    if target.is_dir():
-        manifest = target / MANIFEST
-        if manifest.is_file():
-            previous = set(manifest.read_text(encoding="utf-8").split())
-        for entry in sorted(target.rglob("*")):
-            rel = entry.relative_to(target).as_posix()
-            if rel == MANIFEST or rel in previous or rel in files:
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                if not any(entry.iterdir()):  # a foreign empty folder; others come with their files
-                    (stage / rel).mkdir(parents=True, exist_ok=True)
-                continue
-            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(entry, stage / rel, follow_symlinks=False)  # a foreign symlink stays a symlink
-    elif os.path.lexists(target):
-        raise WriteError(f"{target} exists and is not a directory")
-    for rel, text in sorted(files.items()):
-        if not inside(str(stage), rel):
-            raise WriteError(f"refusing to write {rel}: it would land outside {target}")
-        out = stage / rel
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if out.is_symlink() or not inside(str(stage), rel):
-            raise WriteError(f"refusing to write {rel}: a symlink would take it outside {target}")
-        out.write_text(text, encoding="utf-8", newline="\n")
-    (stage / MANIFEST).write_text("".join(f"{rel}\n" for rel in sorted(files)), encoding="utf-8", newline="\n")
+def _entries(target: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry below ``target`` (relative path, entry) in sorted order; symlinks are entries, not followed."""
+    pending = [("", str(target))]
+    while pending:
+        prefix, folder = pending.pop()
+        with os.scandir(folder) as listing:
+            found = sorted(listing, key=lambda e: e.name)
+        below = []
+        for entry in found:
+            rel = prefix + entry.name
+            yield rel, entry
+            if entry.is_dir(follow_symlinks=False):
+                below.append((rel + "/", entry.path))
+        pending.extend(reversed(below))
+
+
+def _keep_foreign(target: Path, stage: Path, files: dict[str, str]) -> None:
+    """Copy into the staging folder what DIR holds that omerender did not write (not in its manifest)."""
+    manifest = target / MANIFEST
+    previous = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
+    for rel, entry in _entries(target):
+        if rel == MANIFEST or rel in previous or rel in files:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            with os.scandir(entry.path) as listing:
+                empty = next(listing, None) is None
+            if empty:  # a foreign empty folder; others come with their files
+                (stage / rel).mkdir(parents=True, exist_ok=True)
+            continue
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(entry.path, stage / rel, follow_symlinks=False)  # a foreign symlink stays a symlink
+
+
+def _stage(folder: Replacement, files: dict[str, str]) -> None:
+    if folder.target.is_dir():
+        _keep_foreign(folder.target, folder.stage, files)
+    elif os.path.lexists(folder.target):
+        raise WriteError(f"{folder.target} exists and is not a directory")
+    placer = Placer(folder.stage_fd, str(folder.target))
+    placer.put_all(sorted(files.items()))
+    placer.put(MANIFEST, "".join(f"{rel}\n" for rel in sorted(files)))
 
 
 def write_dir(directory: str, files: dict[str, str]) -> None:
@@ -67,7 +82,7 @@ def write_dir(directory: str, files: dict[str, str]) -> None:
             raise WriteError(f"{directory}: cannot write: {above} is a file, not a folder")
     try:
         with replacing(directory) as folder:
-            _stage(folder.target, folder.stage, files)
+            _stage(folder, files)
     except WriteError:
         raise
     except OSError as exc:

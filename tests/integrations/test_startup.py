@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from gitops_helpers import run
 
@@ -56,3 +57,40 @@ def test_the_cli_takes_its_defaults_from_the_shared_constants() -> None:
     assert BY_STEM["kube-version"].default is constants.DEFAULT_KUBE_VERSION
     assert BY_STEM["max-file-size"].default is constants.DEFAULT_MAX_FILE_BYTES
     assert VALIDATE_MODES == tuple(constants.ValidationMode)
+
+
+OTHER_FAMILIES = ("omerender.cli.factor", "omerender.cli.forest", "omerender.cli.gitops", "omerender.cli.lifecycle")
+OTHER_FAMILIES += ("omerender.cli.completion", "omerender.output.ci_reports", "xml.etree.ElementTree")  # JUnit, GitLab
+EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
+
+
+def test_the_example_build_loads_only_its_own_command_family() -> None:
+    probe = "\n".join(
+        [
+            "import sys",
+            "from omerender.cli import main",
+            f"sys.argv = ['omerender', 'build', {str(EXAMPLE)!r}]",
+            "try:",
+            "    main()",
+            "except SystemExit:",
+            "    pass",
+            f"print(sorted(m for m in sys.modules if m in {OTHER_FAMILIES!r}))",
+        ]
+    )
+    proc = run([sys.executable, "-c", probe])
+    assert proc.code == 0 and "kind: Deployment" in proc.out, proc
+    assert proc.out.strip().endswith("[]"), proc
+
+
+def test_every_family_names_the_commands_it_defines() -> None:
+    import importlib
+
+    from omerender.cli import FAMILIES, main
+
+    defined = {
+        command.name: family
+        for family in set(FAMILIES.values())
+        for command in importlib.import_module(f"omerender.cli.{family}").COMMANDS
+    }
+    assert defined == FAMILIES
+    assert sorted(main.commands) == sorted(FAMILIES) and all(main.commands[name].name == name for name in FAMILIES)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from omerender.errors import WriteError
-from omerender.output import writer
+from omerender.output import placing, writer
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 DEPLOYMENT = "llama-demo/deployment-llama-3-2-3b-instruct-engine.yaml"
@@ -78,16 +78,16 @@ def test_a_write_that_fails_halfway_changes_nothing(tmp_path: Path, monkeypatch:
     out = tmp_path / "out"
     writer.write_dir(str(out), {"a.yaml": "a: 1\n", "b.yaml": "b: 1\n"})
     before = _tree(out)
-    real = Path.write_text
+    real = placing.put_file
     calls = {"n": 0}
 
-    def flaky(self: Path, *args: object, **kwargs: object) -> int:
+    def flaky(stage_fd: int, rel: str, data: bytes) -> None:
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError(28, "No space left on device")
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+        real(stage_fd, rel, data)
 
-    monkeypatch.setattr(Path, "write_text", flaky)
+    monkeypatch.setattr(placing, "put_file", flaky)  # every file of the staging folder is written through it
     with pytest.raises(WriteError, match="No space left"):
         writer.write_dir(str(out), {"a.yaml": "a: 2\n", "c.yaml": "c: 2\n"})
     monkeypatch.undo()
