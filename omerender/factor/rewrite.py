@@ -54,7 +54,12 @@ def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> Any:
     return rt
 
 
-def _dump(rt: Any, data: Any) -> str:
+def round_tripper(text: str) -> Any:
+    """A ruamel.yaml round trip that writes with ``text``'s own indentation (factor's other in-place edits)."""
+    return _yaml(_indent(text))
+
+
+def dump(rt: Any, data: Any) -> str:
     out = io.StringIO()
     rt.dump(data, out)
     return str(out.getvalue())
@@ -135,7 +140,7 @@ def rewrite_document(text: str, child_spec: dict[str, Any], parent: str, no_auto
         metadata.insert(after + 1, "annotations", CommentedMap())
         annotations = metadata["annotations"]
     annotations[INHERIT_FROM] = parent
-    return _dump(rt, data)
+    return dump(rt, data)
 
 
 def document_span(text: str, node: Any) -> tuple[int, int]:
@@ -243,4 +248,4 @@ def profile_text(profile: Profile, header: str, comments: dict[FieldPath, Commen
     data = commented(document, ("<top>",), "", 2)
     data["spec"] = spec
     data.yaml_set_start_comment(header)
-    return _dump(_yaml(INDENTS[0], quote_versions=True), data)
+    return dump(_yaml(INDENTS[0], quote_versions=True), data)
