@@ -5,7 +5,8 @@ The kustomization that would leave a profile unread (``load.kustomize.leaving_ou
 to its folder, at the end of its ``resources``. The edit is a ruamel.yaml round trip that keeps the file's comments,
 key order, quoting and indentation; its line endings and a BOM are kept too. It is one more file of factor's change
 (journalled with the others by ``--in-place``). A kustomization with a field omerender does not apply, one that is
-not a mapping, or one on a ``--search-path`` only (factor never rewrites those) is a located error instead.
+not a mapping, or one on a ``--search-path`` only (factor never rewrites those) is a located error instead; so is a
+profile outside every PATH and search path (``--profiles-dir``), which nothing would read.
 """
 
 from __future__ import annotations
@@ -133,6 +134,13 @@ def list_profiles(
     out = Listing()
     wanted: dict[Path, list[str]] = {}
     for profile in profiles:
+        if holder(profile, [*paths, *search_paths]) is None:
+            message = (
+                f"factor would write {profile}, outside every PATH and --search-path, so no build of them would read "
+                "it and its children would lose their parent; pass --profiles-dir a folder inside a PATH"
+            )
+            out.problems.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
+            continue
         found = leaving_out(Path(profile), [*paths, *search_paths])
         if found is None:
             continue

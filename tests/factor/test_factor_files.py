@@ -208,3 +208,16 @@ def test_a_kustomization_on_a_search_path_only_is_not_rewritten(run_cli, tmp_pat
     assert f"{shared}/kustomization.yaml:1:1: error: [factor-proof]" in result.stderr
     assert "lies on a --search-path, which factor never rewrites" in result.stderr
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")} == before
+
+
+def test_a_profiles_dir_outside_every_path_is_refused(run_cli, tmp_path: Path) -> None:
+    # nothing would read a profile there: the children would lose their parent while the proof passed
+    tree = fleet(tmp_path / "tree")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")}
+    result = run_cli("factor", str(tree), "--profiles-dir", str(tmp_path / "elsewhere"), "--in-place")
+    assert result.exit_code == 1, str(result)
+    assert "outside every PATH and --search-path" in result.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")} == before
+    assert not (tmp_path / "elsewhere").exists()
+    inside = run_cli("factor", str(tree), "--profiles-dir", str(tree / "p"), "--in-place")
+    assert inside.exit_code == 0, str(inside)
