@@ -55,8 +55,24 @@ def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> Any:
 
 
 def round_tripper(text: str) -> Any:
-    """A ruamel.yaml round trip that writes with ``text``'s own indentation (factor's other in-place edits)."""
-    return _yaml(_indent(text))
+    """A ruamel.yaml round trip for factor's other in-place edits: the indentation that writes ``text`` back
+    unchanged (its own, as ``_indent`` reads it, else one of ``INDENTS``), or the one that changes fewest lines."""
+    from ruamel.yaml.error import YAMLError
+
+    best: tuple[int, Any] | None = None
+    for indent in dict.fromkeys((_indent(text), *INDENTS)):
+        rt = _yaml(indent)
+        try:
+            again = dump(rt, rt.load(text))
+        except YAMLError:
+            return rt  # the caller's own load says what is wrong
+        changed = sum(a != b for a, b in itertools.zip_longest(again.splitlines(), text.splitlines()))
+        if changed == 0:
+            return rt
+        if best is None or changed < best[0]:
+            best = (changed, rt)
+    assert best is not None
+    return best[1]
 
 
 def dump(rt: Any, data: Any) -> str:

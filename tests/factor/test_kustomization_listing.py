@@ -22,6 +22,10 @@ NEW = ["profiles/sglang-profile.yaml"]
         ),
         ("# top\nbases: [b]\n", "# top\nbases: [b]\nresources:\n  - profiles/sglang-profile.yaml\n"),
         ("", "resources:\n  - profiles/sglang-profile.yaml\n"),
+        (  # OME's config/runtimes: a comment between the key and its first item, items not indented
+            "resources:\n# SRT runtimes\n- srt/a.yaml\n\n# vLLM\n- vllm/b.yaml\n",
+            "resources:\n# SRT runtimes\n- srt/a.yaml\n\n# vLLM\n- vllm/b.yaml\n- profiles/sglang-profile.yaml\n",
+        ),
         (
             "\ufeffresources:\r\n  - a.yaml\r\n",
             "\ufeffresources:\r\n  - a.yaml\r\n  - profiles/sglang-profile.yaml\r\n",
