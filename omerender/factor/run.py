@@ -27,7 +27,7 @@ from omerender.load.obj import Obj
 from omerender.load.reader import load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
-from omerender.output.emit import under
+from omerender.output.emit import only_searched
 from omerender.pipeline import build_objects
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
@@ -262,14 +262,14 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
-    searched, given = under(options.search_paths), under(paths)
+    searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
     p = plan(
         old.universe,
         old.chains,
         lambda stem: options.names.get(stem, stem),
         options.deep,
         options.convert_auto_selected,
-        owned=lambda runtime: given(runtime) or not searched(runtime),
+        owned=lambda runtime: not searched(runtime),
     )
     reuse_existing(p, old.universe)
     relying = _relying_on_selection(old)
