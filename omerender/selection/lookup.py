@@ -108,6 +108,9 @@ def named_runtime(universe: Universe, chains: dict[str, Chain], once: Once, isvc
     return Lookup((runtime, chain))
 
 
+WEBHOOK_REFUSES = "OME's validating webhook refuses it"
+
+
 def webhook_selects(spec: dict[str, Any]) -> bool:
     """Whether OME's validating webhook runs auto-selection itself and refuses the InferenceService when it fails:
     an engine, no ``spec.runtime`` at all, and no engine runner with an image (or leader and worker runners with
@@ -142,7 +145,7 @@ def selected_runtime(
         message = f"Failed to find runtime for model {model.name}: {selection.error}"  # the controller's event
         if webhook:
             message = (
-                f"OME's validating webhook refuses it: no supporting runtime found for model {model.name} and engine "
+                f"{WEBHOOK_REFUSES}: no supporting runtime found for model {model.name} and engine "
                 f"does not have complete runner configuration: {selection.error}"
             )
         failure = isvc.diag(ERROR, message, "spec", code=codes.RUNTIME_SELECTION_ERROR)
