@@ -66,9 +66,9 @@ BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
 
 
 def _yaml_documents(objects: list[Any]) -> Iterator[str]:
-    from omerender.load.yamlwrite import Writer
+    from omerender.output.prerendered import yaml_documents
 
-    return Writer().documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time
+    return yaml_documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time; workers' as written
 
 
 def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:

@@ -42,14 +42,23 @@ def object_text(obj: Any) -> str:
     return text
 
 
+def item_text(obj: Any) -> str:
+    """``obj``'s text as an item of the list, without what comes before it."""
+    return object_text(obj).replace("\n", _ITEM_INDENT)  # a JSON string never holds a raw line break
+
+
 def list_pieces(objects: list[Any]) -> Iterator[str]:
-    """The text of ``dump_json(v1_list(objects))`` in pieces, in order: ``"".join`` them for the whole."""
+    """The text of ``dump_json(v1_list(objects))`` in pieces, in order: ``"".join`` them for the whole.
+
+    An object a worker wrote (``prerendered.Prerendered``) gives its own item text."""
+    from omerender.output.prerendered import Prerendered
+
     if not objects:
         yield _EMPTY
         return
     yield _HEAD
     for index, obj in enumerate(objects):
-        text = object_text(obj).replace("\n", _ITEM_INDENT)  # a JSON string never holds a raw line break
+        text = obj.text if isinstance(obj, Prerendered) else item_text(obj)
         yield (_ITEM_INDENT if index == 0 else "," + _ITEM_INDENT) + text
     yield _TAIL
 
