@@ -97,7 +97,8 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
 
     lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
     options = options_from(settings, kube_version=kube, lock_file=lock)
-    result = run_build([*paths, *settings.search_path], options, stdin, _fanout(settings, paths))
+    fanout = _fanout(settings, paths)
+    result = run_build([*paths, *settings.search_path], options, stdin, fanout)
     keep_to_exit(result)
     result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
     selection = emitted(result, settings, paths)
@@ -108,7 +109,8 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
         sys.exit(EXIT_FINDINGS)
     if settings.status_file:
         _write_status(result, settings.status_file)
-    deliver(selection, result, settings, click.get_current_context())
+    processes = fanout.workers(len(result.universe.isvcs)) if fanout is not None else 1
+    deliver(selection, result, settings, click.get_current_context(), processes)
 
 
 @click.command(short_help="Show each runtime's inheritance chain and InheritanceReady.")

@@ -120,8 +120,9 @@ def _listed(head: str, changed: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
-    """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
+def to_folder(selection: Selection, settings: Settings, regenerate: str, processes: int = 1) -> Verdict:
+    """Write ``--output-dir`` (in up to ``processes`` processes), or compare it (``--check``); ``regenerate``
+    is the command that would fix it."""
     from omerender.load.yamlio import dump_one
     from omerender.output.emit import kustomization
     from omerender.output.outdir import changed_files, unified_diff
@@ -135,7 +136,7 @@ def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verd
         files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
     changed = changed_files(folder, files) if settings.check or settings.fail_on_change else []
     if not settings.check:
-        write_dir(folder, files)
+        write_dir(folder, files, processes)
     if not changed:
         return Verdict()
     if not settings.check:
