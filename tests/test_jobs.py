@@ -164,3 +164,18 @@ def test_slices_are_contiguous_and_even() -> None:
     parts = slices(keys, 3)
     assert [len(p) for p in parts] == [4, 3, 3]
     assert [k for p in parts for k in p] == keys
+
+
+def test_jobs_is_read_from_the_environment_and_the_settings_file(tmp_path: Path, run_cli, monkeypatch) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".omerender.yaml").write_text("jobs: 3\n")
+    subprocess.run(["cp", "-r", str(REPO / "fixtures" / "llama-demo"), str(tmp_path / "app")], check=True)
+    monkeypatch.chdir(tmp_path)
+    one = run_cli("build", "app", "-j", "1")
+    got = run_cli("build", "app", "-v")
+    assert "jobs = 3 (file)" in got.stderr and got.stdout == one.stdout, got
+    monkeypatch.setenv("OMERENDER_JOBS", "2")
+    got = run_cli("build", "app", "-v")
+    assert "jobs = 2 (env)" in got.stderr and got.stdout == one.stdout, got
+    monkeypatch.setenv("OMERENDER_JOBS", "0")
+    assert run_cli("build", "app").exit_code == 2
