@@ -2,10 +2,10 @@
 
 After resolve, the parent forks ``N`` workers; they share the resolved universe copy-on-write (the
 collector's objects are frozen first, so a collection never writes to their pages). Each worker renders,
-checks and formats a contiguous slice of the sorted InferenceServices and sends back, through a pipe, its
-diagnostics and one small stand-in per object carrying the object's text (``finish`` makes them): never
-the objects themselves, which would cost the parent their memory again. The parent reads the workers in
-slice order and merges their sorted lists, so the order is the one a single process gives.
+checks and formats a contiguous slice of the sorted InferenceServices and sends back, through a file in
+memory (``memfd``), its diagnostics and one small stand-in per object carrying the object's text (``finish``
+makes them): never the objects themselves, which would cost the parent their memory again. The parent
+reads the workers in slice order and merges their sorted lists, so the order is one process's order.
 
 A worker that raises, exits or is killed makes the whole run fail with ``WorkerFailed`` (exit 3): no
 worker is left running, nothing is printed or written.
@@ -77,7 +77,7 @@ def _work(result: BuildResult, keys: Sequence[Key], render: Render, finish: Fini
     return pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
 
 
-def _child(write_fd: int, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
+def _child(out_fd: int, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
     """The worker's whole life: never returns, never runs the parent's exit handlers or flushes its buffers."""
     code = 1
     try:
@@ -86,7 +86,7 @@ def _child(write_fd: int, result: BuildResult, keys: Sequence[Key], render: Rend
         data = _work(result, keys, render, finish)
         view = memoryview(_HEADER.pack(len(data)) + data)
         while view:
-            view = view[os.write(write_fd, view) :]
+            view = view[os.write(out_fd, view) :]
         code = 0
     except BaseException:  # noqa: BLE001, S110 - the parent sees the missing message and the exit status
         pass
@@ -94,13 +94,32 @@ def _child(write_fd: int, result: BuildResult, keys: Sequence[Key], render: Rend
         os._exit(code)
 
 
+def _scratch() -> int:
+    """A file in memory with no name (``memfd``), else an unlinked temporary file: what a worker writes into.
+
+    Not a pipe: a pipe holds 64 KiB, and on a busy machine each refill waits for both sides to be scheduled.
+    """
+    if hasattr(os, "memfd_create"):
+        with contextlib.suppress(OSError):
+            return os.memfd_create("omerender-worker", os.MFD_CLOEXEC)
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="omerender-worker-")
+    os.unlink(path)
+    return fd
+
+
 def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
     chunks: list[bytes] = []
-    while True:
-        chunk = os.read(fd, _READ)
+    offset = 0
+    while offset < size:
+        chunk = os.pread(fd, min(size - offset, 1 << 26), offset)
         if not chunk:
-            return b"".join(chunks)
+            break
         chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def _how(status: int) -> str:
@@ -109,8 +128,9 @@ def _how(status: int) -> str:
     return f"exited with status {os.waitstatus_to_exitcode(status)}"
 
 
-def _received(data: bytes, pid: int, number: int, count: int) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
+def _received(pid: int, fd: int, number: int, count: int) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
     _, status = os.waitpid(pid, 0)
+    data = _read_all(fd) if status == 0 else b""
     if status != 0 or len(data) < _HEADER.size or _HEADER.unpack_from(data)[0] != len(data) - _HEADER.size:
         raise WorkerFailed(f"rendering worker {number} of {count} {_how(status)} before it finished")
     diagnostics, stand_ins = pickle.loads(memoryview(data)[_HEADER.size :])  # noqa: S301 - our own child's bytes
@@ -133,31 +153,26 @@ def render_in_workers(
     """The stand-ins of every object of ``keys`` in ``order`` (stable: slice order breaks ties, as one sorted
     list would), and the diagnostics the workers found."""
     gc.freeze()  # the universe's objects leave the collector: no worker writes their pages to collect
-    running: list[tuple[int, int]] = []  # (pid, read end)
+    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, the file it writes into)
     try:
         for part in slices(keys, count):
-            read_fd, write_fd = os.pipe()
+            out_fd = _scratch()
+            running.append((-1, out_fd))
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child ends in os._exit
-                os.close(read_fd)
-                _child(write_fd, result, part, render, finish)
-            os.close(write_fd)
-            running.append((pid, read_fd))
+                _child(out_fd, result, part, render, finish)
+            running[-1] = (pid, out_fd)
         parts: list[list[dict[str, Any]]] = []
         diagnostics: list[Diagnostic] = []
-        for number, (pid, read_fd) in enumerate(running, 1):
-            data = _read_all(read_fd)
-            os.close(read_fd)
-            running[number - 1] = (pid, -1)
-            found, stand_ins = _received(data, pid, number, count)
-            running[number - 1] = (-1, -1)
-            del data
+        for number, (pid, out_fd) in enumerate(running, 1):
+            found, stand_ins = _received(pid, out_fd, number, count)
+            running[number - 1] = (-1, out_fd)
             diagnostics.extend(found)
             parts.append(stand_ins)
     except BaseException:
-        for _, read_fd in running:
-            if read_fd >= 0:
-                os.close(read_fd)
         _stop([pid for pid, _ in running if pid > 0])
         raise
+    finally:
+        for _, out_fd in running:
+            os.close(out_fd)
     return list(heapq.merge(*parts, key=order)), diagnostics
