@@ -98,7 +98,7 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
     options = options_from(settings, kube_version=kube, lock_file=lock)
     fanout = _fanout(settings, paths)
-    result = run_build([*paths, *settings.search_path], options, stdin, fanout)
+    result = run_build([*paths, *settings.search_path], options, stdin, fanout=fanout)
     keep_to_exit(result)
     result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
     selection = emitted(result, settings, paths)

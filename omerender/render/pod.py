@@ -155,8 +155,9 @@ def _main_container(pod: dict[str, Any], runner: dict[str, Any] | None) -> int:
 
 
 def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
-    """OME's own error chain (``podspec_reconciler.go``, ``engine.go``) for a template it fails to parse."""
-    if not problem.ome_error:
+    """OME's own error chain (``podspec_reconciler.go:47-50``, ``engine.go:109-112``) for a template it fails to parse
+    or run: the controller's pod-spec step, where every fatal placeholder problem fails the InferenceService."""
+    if not problem.fatal:
         return problem.message
     if worker:
         return (
