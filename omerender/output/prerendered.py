@@ -109,6 +109,13 @@ def yaml_documents(objects: list[Any]) -> Iterator[str]:
         position = end
 
 
+def json_pieces(objects: list[Any]) -> Iterator[str]:
+    """The ``-o json`` list of ``objects`` in pieces (as ``jsonwrite.list_pieces``), stand-ins giving their text."""
+    from omerender.output.jsonwrite import item_text, list_pieces
+
+    return list_pieces(objects, lambda obj: obj.text if isinstance(obj, Prerendered) else item_text(obj))
+
+
 def each_text(objects: list[Any]) -> list[str]:
     """``dump_each(objects)``, stand-ins giving their own text."""
     from omerender.load.yamlio import dump_each
