@@ -74,6 +74,10 @@ class Result:
     output_runs: dict[str, list[float]] = field(default_factory=dict)
     output_rss_mb: dict[str, float] = field(default_factory=dict)
     output_identical: dict[str, bool] = field(default_factory=dict)
+    # --jobs: the same build with -j 1 (the main column runs with the default jobs): runs, peak RSS, same bytes
+    j1_runs: list[float] = field(default_factory=list)
+    j1_peak_rss_mb: float = 0.0
+    j1_identical: bool | None = None
 
     def cpu(self, what: str) -> float:
         return min(self.cpu_runs.get(what) or [float("nan")])
@@ -85,6 +89,10 @@ class Result:
     @property
     def c_ratio(self) -> float:
         return self.omerender_seconds / self.c_floor_seconds
+
+    @property
+    def j1_c_ratio(self) -> float:
+        return min(self.j1_runs) / self.c_floor_seconds if self.j1_runs else float("nan")
 
 
 PEAK_RSS_MB: dict[str, float] = {}  # of the last run of each command, by the command line
@@ -112,6 +120,25 @@ def run_timed(cmd: list[str], stdout_path: Path | None) -> tuple[float, subproce
 
 def omerender_cmd(tree: Path) -> list[str]:
     return [sys.executable, "-m", "omerender", "build", str(tree)]
+
+
+def j1_cmd(tree: Path) -> list[str]:
+    return omerender_cmd(tree) + ["-j", "1"]
+
+
+def time_j1(case: Case) -> None:
+    """--jobs: one run of ``build -j 1`` (in one process, as before -j existed)."""
+    r = case.result
+    cmd = j1_cmd(case.tree)
+    out = case.om_out.with_name(case.om_out.stem + "-j1.yaml")
+    elapsed, proc = run_timed(cmd, out)
+    if proc.returncode != 0:
+        raise fail("omerender build -j 1", cmd, proc)
+    r.j1_runs.append(elapsed)
+    r.cpu_runs.setdefault("j1", []).append(CPU_SECONDS[" ".join(cmd)])
+    r.j1_peak_rss_mb = max(r.j1_peak_rss_mb, PEAK_RSS_MB[" ".join(cmd)])
+    same = filecmp.cmp(out, case.om_out, shallow=False)
+    r.j1_identical = same if r.j1_identical is None else r.j1_identical and same
 
 
 def output_cmds(case: Case) -> dict[str, tuple[list[str], Path | None]]:
@@ -341,6 +368,16 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
         )
     lines.append(f"python -c pass: {startup:.3f}s (best of {repeat}; included in both columns)")
     for r in results:
+        if not r.j1_runs:
+            continue
+        j1 = min(r.j1_runs)
+        lines.append(
+            f"jobs, scale {r.scale}: default jobs {r.omerender_seconds:.3f}s (C ratio {r.c_ratio:.2f}x, "
+            f"{r.omerender_peak_rss_mb:.0f} MB), -j 1 {j1:.3f}s (C ratio {r.j1_c_ratio:.2f}x, "
+            f"{r.j1_peak_rss_mb:.0f} MB); default / -j 1 {r.omerender_seconds / j1:.2f}x; CPU "
+            f"{r.cpu('omerender'):.2f}s against {r.cpu('j1'):.2f}s; byte-identical: {r.j1_identical}"
+        )
+    for r in results:
         if not r.output_runs:
             continue
         best = {what: min(runs) for what, runs in r.output_runs.items()}
@@ -415,7 +452,7 @@ def report(results: list[Result], startup: float, repeat: int, warnings: list[st
         "platform": platform.platform(),
         "repeat": repeat,
         "startup_seconds": startup,
-        "results": [{**asdict(r), "ratio": r.ratio, "c_ratio": r.c_ratio} for r in results],
+        "results": [{**asdict(r), "ratio": r.ratio, "c_ratio": r.c_ratio, "j1_c_ratio": r.j1_c_ratio} for r in results],
         "scaling": scaling,
         "targets": {
             "ratio": RATIO_TARGET,
@@ -446,6 +483,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also time -o json, --output-dir and the files floor (files_floor.py) in every round",
     )
+    parser.add_argument(
+        "--jobs",
+        action="store_true",
+        help="also time build -j 1 in every round (the main column runs with the default jobs) and check its bytes",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or any(s < 1 for s in args.scale):
         parser.error("--repeat and --scale must be >= 1")
@@ -468,6 +510,8 @@ def main(argv: list[str] | None = None) -> int:
             startups.append(startup_seconds())
             for case in cases:
                 time_round(case, round_no, args.repeat)
+                if args.jobs:
+                    time_j1(case)
                 if args.outputs:
                     time_outputs(case)
     except BenchError as e:

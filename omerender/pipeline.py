@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omerender import codes, ome
 from omerender.admission import annotations as metadata_checks
@@ -26,6 +26,9 @@ from omerender.selection.lookup import find_model, find_runtime
 from omerender.settings import Settings
 from omerender.verify import apiserver, lints, rejections
 from omerender.verify import kube_schema as kube_validate
+
+if TYPE_CHECKING:
+    from omerender.fanout import Fanout
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -161,11 +164,13 @@ def build(
     options: BuildOptions,
     stdin: Callable[[], bytes] = lambda: b"",
     skip: frozenset[str] = frozenset(),
+    fanout: Fanout | None = None,
 ) -> BuildResult:
-    """``skip``: more resolved files not to read (``diff``: the other side's files a search path reaches)."""
+    """``skip``: more resolved files not to read (``diff``: the other side's files a search path reaches);
+    with ``fanout``, rendering may happen in worker processes (``fanout``)."""
     with collector_paused():
         loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options) | skip)
-        result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
+        result = build_objects(loaded.objects, loaded.diagnostics, options, paths, fanout)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
     result.diagnostics = sorted_unique(result.diagnostics + empty)
@@ -239,10 +244,33 @@ def status(
     )
 
 
+def render_slice(
+    result: BuildResult, keys: Sequence[tuple[str, str]], kube_version: str | None
+) -> list[dict[str, Any]]:
+    """The objects of the InferenceServices ``keys`` in output order; their diagnostics go to ``result``."""
+    universe = result.universe
+    objects: list[dict[str, Any]] = []
+    with collector_paused():
+        for key in keys:
+            rendered = render_isvc(result, universe.isvcs[key])
+            result.diagnostics.extend(kube_validate.diagnostics(universe.isvcs[key], rendered, kube_version))
+            objects.extend(rendered)
+    objects.sort(key=object_order)
+    return objects
+
+
 def build_objects(
-    objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]
+    objects: list[Obj],
+    load_problems: list[Diagnostic],
+    options: BuildOptions,
+    paths: list[str],
+    fanout: Fanout | None = None,
 ) -> BuildResult:
-    """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
+    """``build`` after loading: for objects that did not come from files (``omerender krm``).
+
+    With ``fanout`` and enough InferenceServices, worker processes render them and ``result.objects`` holds the
+    stand-ins ``fanout.finish`` made (identity and text), not the objects; the lifecycle's records of the
+    workers' InferenceServices stay in the workers (``lock`` and ``effective`` render in this process)."""
     from omerender.lifecycle.lock import default_path
 
     def lifecycle() -> Lifecycle:
@@ -250,13 +278,18 @@ def build_objects(
         return Lifecycle.load(path, options.keep_last_good, options.roll_forward, options.run_budget(), options.relock)
 
     result = resolve_inputs(objects, load_problems, options, lifecycle)
-    universe = result.universe
-    with collector_paused():
-        for key in sorted(universe.isvcs):
-            rendered = render_isvc(result, universe.isvcs[key])
-            result.diagnostics.extend(kube_validate.diagnostics(universe.isvcs[key], rendered, options.kube_version))
-            result.objects.extend(rendered)
-    result.objects.sort(key=object_order)
+    keys = sorted(result.universe.isvcs)
+    count = fanout.workers(len(keys)) if fanout is not None else 1
+    if fanout is None or count == 1:
+        result.objects = render_slice(result, keys, options.kube_version)
+    else:
+        from omerender.fanout import render_in_workers
+
+        def render(part: BuildResult, chosen: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+            return render_slice(part, chosen, options.kube_version)
+
+        result.objects, found = render_in_workers(result, keys, count, render, fanout.finish, object_order)
+        result.diagnostics.extend(found)
     result.diagnostics = sorted_unique(result.diagnostics)
     return result
 

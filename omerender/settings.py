@@ -289,6 +289,17 @@ SETTINGS: tuple[Spec, ...] = (
         commands=BUILD,
     ),
     Spec(
+        stem="jobs",
+        kind=Kind.SIZE,
+        default=None,
+        help="Render, check and write the InferenceServices in N processes (1: in this one) "
+        "[default: the cores available from 1,000 InferenceServices on, else 1].",
+        short="-j",
+        metavar="N",
+        commands=BUILD,
+        routes=frozenset({Route.FILE}),
+    ),
+    Spec(
         stem="allow-output-in-input",
         kind=Kind.FLAG,
         default=False,
@@ -329,6 +340,7 @@ class Settings:
     keep_last_good: bool = False
     status_file: str | None = None
     allow_output_in_input: bool = False
+    jobs: int | None = None  # None: as many as the cores, for a build large enough to gain
     output: str | None = None  # -o: each command declares its own formats
     paths: tuple[str, ...] = ()  # the KRM function's ``paths``: inputs read from disk as well as its items
     config: str | None = None  # the settings file read, if any

@@ -24,6 +24,7 @@ from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 from omerender.settings import Settings
 
 if TYPE_CHECKING:
+    from omerender.fanout import Fanout
     from omerender.result import BuildResult
 
 
@@ -67,6 +68,20 @@ def build(paths: tuple[str, ...], settings: Settings) -> None:
     render(paths, settings, resolve_kube_version(settings.kube_version))
 
 
+def _fanout(settings: Settings, paths: tuple[str, ...]) -> Fanout | None:
+    """The workers ``-j/--jobs`` asks for (None: this process): without it, one per core available, for a
+    build of at least ``fanout.AUTO_LEAST`` InferenceServices."""
+    import os
+
+    from omerender.fanout import AUTO_LEAST
+    from omerender.output.delivery import fanout
+
+    if settings.jobs is not None:
+        return fanout(settings, paths, settings.jobs, 2) if settings.jobs > 1 else None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return fanout(settings, paths, cores, AUTO_LEAST) if cores > 1 else None
+
+
 def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
     """Build PATHS with ``settings`` (``kube``: the Kubernetes version resolved), report, and deliver: what
     ``build`` and ``argocd-generate`` share."""
@@ -81,9 +96,9 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     from omerender.output.emit import cluster_selects
 
     lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
-    result = run_build(
-        [*paths, *settings.search_path], options_from(settings, kube_version=kube, lock_file=lock), stdin
-    )
+    options = options_from(settings, kube_version=kube, lock_file=lock)
+    fanout = _fanout(settings, paths)
+    result = run_build([*paths, *settings.search_path], options, stdin, fanout=fanout)
     keep_to_exit(result)
     result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
     selection = emitted(result, settings, paths)
@@ -94,7 +109,8 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
         sys.exit(EXIT_FINDINGS)
     if settings.status_file:
         _write_status(result, settings.status_file)
-    deliver(selection, result, settings, click.get_current_context())
+    processes = fanout.workers(len(result.universe.isvcs)) if fanout is not None else 1
+    deliver(selection, result, settings, click.get_current_context(), processes)
 
 
 @click.command(short_help="Show each runtime's inheritance chain and InheritanceReady.")

@@ -4,12 +4,13 @@ regenerated (``--fail-on-change``). Returns what to say and whether it failed; t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from omerender.settings import Settings
 
 if TYPE_CHECKING:
-    from omerender.output.emit import Selection
+    from omerender.fanout import Fanout
+    from omerender.output.emit import EmitOptions, Selection
     from omerender.result import BuildResult
 
 KUSTOMIZATION = "kustomization.yaml"
@@ -45,26 +46,55 @@ def usage_problem(settings: Settings, output: str | None) -> str | None:
     return None
 
 
+def emit_options(settings: Settings, paths: tuple[str, ...]) -> EmitOptions:
+    """What ``build`` emits with ``settings``: the objects from ``paths``, not only from a search path."""
+    from omerender.diagnostics import INFO, WARNING
+    from omerender.output.emit import EmitOptions, only_searched
+
+    in_search_path = only_searched(list(settings.search_path), list(paths))
+    return EmitOptions(
+        kinds=tuple(dict.fromkeys(settings.emit)) or ("rendered",),
+        owned=lambda obj: not in_search_path(obj),
+        renders=lambda obj: not in_search_path(obj),
+        flux_substitute_disabled=settings.flux_substitute_disabled,
+        substitution_severity=WARNING if settings.kustomization else INFO,
+    )
+
+
+def text_shape(settings: Settings) -> str:
+    """The text a worker writes for each rendered object, for what this run prints (``prerendered.SHAPES``)."""
+    from omerender.output.prerendered import FILES, JSON, NONE, YAML
+
+    if settings.output_dir:
+        return FILES
+    if settings.check or settings.output == "name":
+        return NONE
+    return JSON if settings.output == "json" else YAML
+
+
+def fanout(settings: Settings, paths: tuple[str, ...], jobs: int, least: int) -> Fanout:
+    """Rendering in up to ``jobs`` workers from ``least`` InferenceServices on, each sending back the text this
+    run prints of its objects (``emit.rendered_by_worker``)."""
+    from omerender.fanout import Fanout
+    from omerender.output.emit import rendered_by_worker
+
+    options, shape = emit_options(settings, paths), text_shape(settings)
+
+    def finish(result: BuildResult, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return rendered_by_worker(result, bodies, options, shape)
+
+    return Fanout(jobs, least, finish)
+
+
 def emitted(result: BuildResult, settings: Settings, paths: tuple[str, ...] = ()) -> Selection:
     """The objects to print (from ``paths``, not only from a search path), with their own diagnostics (Flux
     substitution, output paths); ``result`` is not changed."""
-    from omerender.diagnostics import INFO, WARNING
     from omerender.output.clashes import files_for
-    from omerender.output.emit import EmitOptions, only_searched, rendered_sources, select
+    from omerender.output.emit import rendered_sources, select
     from omerender.pipeline import collector_paused
 
-    in_search_path = only_searched(list(settings.search_path), list(paths))
     with collector_paused():  # one object per rendered one, and no cycles
-        selection = select(
-            result,
-            EmitOptions(
-                kinds=tuple(dict.fromkeys(settings.emit)) or ("rendered",),
-                owned=lambda obj: not in_search_path(obj),
-                renders=lambda obj: not in_search_path(obj),
-                flux_substitute_disabled=settings.flux_substitute_disabled,
-                substitution_severity=WARNING if settings.kustomization else INFO,
-            ),
-        )
+        selection = select(result, emit_options(settings, paths))
     if settings.output_dir:
         selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
         selection.diagnostics.extend(problems)
@@ -90,21 +120,23 @@ def _listed(head: str, changed: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
-    """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
-    from omerender.load.yamlio import dump_each, dump_one
+def to_folder(selection: Selection, settings: Settings, regenerate: str, processes: int = 1) -> Verdict:
+    """Write ``--output-dir`` (in up to ``processes`` processes), or compare it (``--check``); ``regenerate``
+    is the command that would fix it."""
+    from omerender.load.yamlio import dump_one
     from omerender.output.emit import kustomization
     from omerender.output.outdir import changed_files, unified_diff
+    from omerender.output.prerendered import each_text
     from omerender.output.writer import write_dir
 
     folder = settings.output_dir or ""
-    # one writer for every file: each scalar and key is formatted once for all of them
-    files = dict(zip(selection.files, dump_each(list(selection.files.values())), strict=True))
+    # one writer for every file: each scalar and key is formatted once for all of them (workers wrote their own)
+    files = dict(zip(selection.files, each_text(list(selection.files.values())), strict=True))
     if settings.kustomization:
         files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
     changed = changed_files(folder, files) if settings.check or settings.fail_on_change else []
     if not settings.check:
-        write_dir(folder, files)
+        write_dir(folder, files, processes)
     if not changed:
         return Verdict()
     if not settings.check:

@@ -30,6 +30,7 @@ from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.output.clashes import Pair, one_object_per_name
+from omerender.output.prerendered import Prerendered, written
 from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
@@ -327,7 +328,10 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
     may_substitute = _substitution_sources(result)
     origins: dict[int, list[Obj]] = {}
     for source, body, sources in ome:
-        if options.flux_substitute_disabled:
+        if isinstance(body, Prerendered):  # a worker annotated its text or found its note (``rendered_by_worker``)
+            if body.note is not None:
+                selection.diagnostics.append(body.note)
+        elif options.flux_substitute_disabled:
             body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
         elif may_substitute(source, sources):
             note = _substitution_note(body, sources, options.substitution_severity)
@@ -338,6 +342,39 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             origins[id(body)] = sources
     selection.pairs = one_object_per_name(selection.pairs, selection.diagnostics, options.replace_rendered, origins)
     return selection
+
+
+def rendered_by_worker(
+    result: BuildResult, bodies: list[dict[str, Any]], options: EmitOptions, shape: str
+) -> list[dict[str, Any]]:
+    """In a worker (``build -j N``): what ``select`` does with rendered objects that needs the objects themselves.
+
+    The objects ``select`` would skip are dropped, each kept one is annotated or given its Flux note, and comes
+    back as a ``Prerendered`` holding its text in ``shape``; ``select`` then takes it as it is.
+    """
+    if RENDERED not in options.kinds:
+        return []
+    may_substitute = _substitution_sources(result)
+    known: dict[tuple[str, str, str], tuple[list[Obj], bool]] = {}
+    kept: list[dict[str, Any]] = []
+    notes: list[Diagnostic | None] = []
+    for body in bodies:
+        key = _source_key(body)
+        found = known.get(key)
+        if found is None:
+            sources = _sources_of(result, key)
+            skipped = bool(sources) and sources[0].kind == ISVC and not options.renders(sources[0])
+            found = known[key] = (sources, skipped)
+        if found[1]:
+            continue
+        note = None
+        if options.flux_substitute_disabled:
+            body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
+        elif may_substitute(None, found[0]):
+            note = _substitution_note(body, found[0], options.substitution_severity)
+        kept.append(body)
+        notes.append(note)
+    return list(written(kept, shape, notes))
 
 
 def output_path(body: dict[str, Any], namespace: str = "") -> str:

@@ -25,7 +25,7 @@ import os
 import shutil
 import signal
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,15 +93,37 @@ def refuse_symlinks(directory: str) -> None:
         os.close(parent_fd)
 
 
-def _remove(parent_fd: int, name: str) -> None:
+def _remove_spread(parent_fd: int, name: str, processes: int) -> None:
+    """Remove the folders directly in ``name`` in ``processes`` forked processes (``spread``); the rest stays."""
+    from omerender.output.spread import shares, spread
+
+    fd = os.open(name, _DIRECTORY_NO_LINK, dir_fd=parent_fd)
+    try:
+        with os.scandir(fd) as listing:
+            below = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
+        if len(below) < 2:
+            return
+
+        def remove(names: Sequence[str]) -> None:
+            for each in names:
+                shutil.rmtree(each, dir_fd=fd)  # the descriptor-relative rmtree: no symlink is followed
+
+        spread(shares(below, processes), remove)
+    finally:
+        os.close(fd)
+
+
+def _remove(parent_fd: int, name: str, processes: int = 1) -> None:
     kind = _kind(parent_fd, name)
     if kind == stat.S_IFDIR:
+        if processes > 1:
+            _remove_spread(parent_fd, name, processes)
         shutil.rmtree(name, dir_fd=parent_fd)
     elif kind is not None:
         os.unlink(name, dir_fd=parent_fd)
 
 
-def recover(parent_fd: int, where: Siblings) -> None:
+def recover(parent_fd: int, where: Siblings, processes: int = 1) -> None:
     """Under the lock: put back a folder a killed run left at ``.DIR.old``, drop a stale ``.DIR.stage``.
 
     Symlinks at any of the three names are refused first (``WriteError``), so nothing is moved or read
@@ -111,7 +133,7 @@ def recover(parent_fd: int, where: Siblings) -> None:
     if _kind(parent_fd, where.old) == stat.S_IFDIR and _kind(parent_fd, where.name) is None:
         os.rename(where.old, where.name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
     for stale in (where.stage, where.old):
-        _remove(parent_fd, stale)
+        _remove(parent_fd, stale, processes)
     with contextlib.suppress(OSError):
         legacy = os.stat(where.legacy_lock, dir_fd=parent_fd, follow_symlinks=False)
         if stat.S_ISREG(legacy.st_mode) and legacy.st_size == 0:
@@ -193,14 +215,14 @@ class Replacement:
 
 
 @contextlib.contextmanager
-def replacing(directory: str) -> Iterator[Replacement]:
+def replacing(directory: str, processes: int = 1) -> Iterator[Replacement]:
     """Under DIR's lock and after recovery, a fresh empty staging folder; when the body returns, it replaces DIR.
 
     DIR that exists and is neither a folder nor a symlink is an error; a body that raises leaves DIR as it
     was and removes the staging folder. ``OSError`` is left to the caller, who names the user's path.
     """
     with locked(directory) as (parent_fd, where):
-        recover(parent_fd, where)
+        recover(parent_fd, where, processes)
         kind = _kind(parent_fd, where.name)
         if kind is not None and kind != stat.S_IFDIR:
             raise WriteError(f"{directory} exists and is not a directory")
@@ -219,6 +241,6 @@ def replacing(directory: str) -> Iterator[Replacement]:
         try:
             _refuse_symlinks(parent_fd, where)  # nothing may have turned into a link while the body ran
             _swap(parent_fd, where)
-            recover(parent_fd, where)
+            recover(parent_fd, where, processes)  # the previous DIR, now .DIR.old: removed
         finally:
             _release_signals()

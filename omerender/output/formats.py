@@ -66,9 +66,9 @@ BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
 
 
 def _yaml_documents(objects: list[Any]) -> Iterator[str]:
-    from omerender.load.yamlwrite import Writer
+    from omerender.output.prerendered import yaml_documents
 
-    return Writer().documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time
+    return yaml_documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time; workers' as written
 
 
 def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
@@ -79,9 +79,9 @@ def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
 
 
 def _json_pieces(objects: list[Any]) -> Iterator[str]:
-    from omerender.output.jsonwrite import list_pieces
+    from omerender.output.prerendered import json_pieces
 
-    return list_pieces(objects)  # the text of BUILD_FORMATS["json"], one object at a time
+    return json_pieces(objects)  # the text of BUILD_FORMATS["json"], one object at a time
 
 
 BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str]]] = {name: _whole(name) for name in BUILD_FORMATS}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 JSON_SETTINGS: Mapping[str, Any] = {"indent": 2, "sort_keys": True, "ensure_ascii": False}
@@ -42,15 +42,21 @@ def object_text(obj: Any) -> str:
     return text
 
 
-def list_pieces(objects: list[Any]) -> Iterator[str]:
-    """The text of ``dump_json(v1_list(objects))`` in pieces, in order: ``"".join`` them for the whole."""
+def item_text(obj: Any) -> str:
+    """``obj``'s text as an item of the list, without what comes before it."""
+    return object_text(obj).replace("\n", _ITEM_INDENT)  # a JSON string never holds a raw line break
+
+
+def list_pieces(objects: list[Any], text_of: Callable[[Any], str] = item_text) -> Iterator[str]:
+    """The text of ``dump_json(v1_list(objects))`` in pieces, in order: ``"".join`` them for the whole.
+
+    ``text_of`` writes an item (``prerendered.json_pieces``: a worker's object gives its own text)."""
     if not objects:
         yield _EMPTY
         return
     yield _HEAD
     for index, obj in enumerate(objects):
-        text = object_text(obj).replace("\n", _ITEM_INDENT)  # a JSON string never holds a raw line break
-        yield (_ITEM_INDENT if index == 0 else "," + _ITEM_INDENT) + text
+        yield (_ITEM_INDENT if index == 0 else "," + _ITEM_INDENT) + text_of(obj)
     yield _TAIL
 
 

@@ -68,6 +68,13 @@ class Placer:
                 raise
         self._made.add(folder)
 
+    def folders_for(self, rels: Iterable[str]) -> None:
+        """Make the folders of every path in ``rels`` (refused as ``put`` refuses them), writing no file."""
+        for rel in rels:
+            if not plain(rel):
+                raise WriteError(f"refusing to write {rel}: it would land outside {self._shown}")
+            self._folder(rel, rel.rpartition("/")[0])
+
     def put(self, rel: str, text: str) -> None:
         if not plain(rel):
             raise WriteError(f"refusing to write {rel}: it would land outside {self._shown}")

@@ -17,6 +17,7 @@ from omerender.errors import WriteError
 from omerender.output.folder import Replacement, replacing
 from omerender.output.onefile import write_file
 from omerender.output.placing import Placer
+from omerender.output.spread import SPREAD_LEAST, shares, spread
 
 __all__ = ["MANIFEST", "write_dir", "write_file"]
 
@@ -60,29 +61,36 @@ def _keep_foreign(target: Path, stage: Path, files: dict[str, str]) -> None:
         shutil.copy2(entry.path, stage / rel, follow_symlinks=False)  # a foreign symlink stays a symlink
 
 
-def _stage(folder: Replacement, files: dict[str, str]) -> None:
+def _stage(folder: Replacement, files: dict[str, str], processes: int) -> None:
     if folder.target.is_dir():
         _keep_foreign(folder.target, folder.stage, files)
     elif os.path.lexists(folder.target):
         raise WriteError(f"{folder.target} exists and is not a directory")
     placer = Placer(folder.stage_fd, str(folder.target))
-    placer.put_all(sorted(files.items()))
+    items = sorted(files.items())
+    if processes > 1 and len(items) >= SPREAD_LEAST:
+        placer.folders_for([rel for rel, _ in items])  # made here once; the children only create files
+        spread(shares(items, processes), placer.put_all)
+    else:
+        placer.put_all(items)
     placer.put(MANIFEST, "".join(f"{rel}\n" for rel in sorted(files)))
 
 
-def write_dir(directory: str, files: dict[str, str]) -> None:
+def write_dir(directory: str, files: dict[str, str], processes: int = 1) -> None:
     """Make ``directory`` hold exactly ``files`` (plus whatever omerender did not write there).
 
     The new set is staged in a sibling folder. Files omerender wrote last time (listed in its
-    manifest) that are not in the new set are removed; files it did not write are kept.
+    manifest) that are not in the new set are removed; files it did not write are kept. With
+    ``processes`` > 1, that many forked processes create the files and remove the old ones (``spread``).
     """
     target = Path(directory)
+    processes = processes if len(files) >= SPREAD_LEAST else 1
     for above in target.parents:
         if os.path.lexists(above) and not above.is_dir():
             raise WriteError(f"{directory}: cannot write: {above} is a file, not a folder")
     try:
-        with replacing(directory) as folder:
-            _stage(folder, files)
+        with replacing(directory, processes) as folder:
+            _stage(folder, files, processes)
     except WriteError:
         raise
     except OSError as exc:

@@ -1,0 +1,181 @@
+"""``build -j N``: worker processes render, check and write; the output and the diagnostics do not change.
+
+Golden cases run again with ``-j 2`` and ``-j 3`` against their expected files; a generated tree of a few
+hundred InferenceServices is built with ``-j 1``, ``-j 2`` and ``-j 3`` in every output form; a worker
+that dies or raises fails the run with exit 3 and one line, writing nothing and leaving no process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omerender.fanout import Fanout, slices
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = Path(__file__).parent / "cases"
+
+
+def _build_cases() -> list[str]:
+    names = []
+    for case in sorted(CASES.iterdir()):
+        args = case / "args"
+        first = args.read_text(encoding="utf-8").split("\n")[0] if args.exists() else "build"
+        if (case / "input").is_dir() and first == "build":
+            names.append(case.name)
+    return names
+
+
+@pytest.mark.parametrize("jobs", ["2", "3"])
+@pytest.mark.parametrize("name", _build_cases())
+def test_golden_build_cases_are_the_same_with_workers(name: str, jobs: str, run_cli, monkeypatch) -> None:
+    case = CASES / name
+    args_file = case / "args"
+    lines = args_file.read_text(encoding="utf-8").split("\n") if args_file.exists() else ["build", "input"]
+    monkeypatch.chdir(case)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    env_file = case / "env"
+    for line in env_file.read_text(encoding="utf-8").splitlines() if env_file.exists() else []:
+        key, _, value = line.partition("=")
+        monkeypatch.setenv(key, value)
+    result = run_cli(*[a for a in lines if a], "-j", jobs)
+    expected = case / "expected"
+    assert (expected / "stdout").read_text(encoding="utf-8") == result.stdout, result
+    assert (expected / "stderr").read_text(encoding="utf-8") == result.stderr, result
+    assert (expected / "exit_code").read_text(encoding="utf-8") == f"{result.exit_code}\n", result
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """300 InferenceServices on 60 runtimes; half the leaves with partial size ranges, noted at ``-v``."""
+    root = tmp_path_factory.mktemp("jobs") / "tree"
+    subprocess.run(
+        [sys.executable, str(REPO / "bench" / "gen_tree.py"), str(root), "--runtimes", "60", "--isvcs", "300"]
+        + ["--partial-ranges", "0.5"],
+        check=True,
+        capture_output=True,
+    )
+    return root
+
+
+def _folder(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-v"],
+        ["-o", "json"],
+        ["-o", "name"],
+        ["--emit", "rendered", "--emit", "passthrough", "--emit", "inputs", "--flux-substitute-disabled"],
+        ["--emit", "flattened", "--emit", "rendered"],
+    ],
+)
+def test_a_generated_tree_prints_the_same_bytes_with_any_jobs(tree: Path, args: list[str], run_cli) -> None:
+    runs = {jobs: run_cli("build", str(tree), "-j", jobs, *args) for jobs in ("1", "2", "3")}
+    one = runs["1"]
+    assert one.exit_code == 0 and one.stdout, one
+    for jobs, got in runs.items():
+        assert (got.exit_code, got.stderr) == (one.exit_code, one.stderr), jobs
+        assert got.stdout == one.stdout, f"-j {jobs} printed other bytes"
+    if args == ["-v"]:
+        assert "note" in one.stderr or "info" in one.stderr  # the diagnostics compared are not empty
+
+
+def test_a_generated_tree_writes_the_same_folder_with_any_jobs(tree: Path, tmp_path: Path, run_cli) -> None:
+    folders = {}
+    for jobs in ("1", "2", "3"):
+        out = tmp_path / f"out{jobs}"
+        got = run_cli("build", str(tree), "-j", jobs, "--output-dir", str(out), "--kustomization")
+        assert got.exit_code == 0, got
+        folders[jobs] = _folder(out)
+    assert len(folders["1"]) > 300
+    assert folders["2"] == folders["1"] and folders["3"] == folders["1"]
+    check = run_cli("build", str(tree), "-j", "2", "--output-dir", str(tmp_path / "out1"), "--kustomization", "--check")
+    assert check.exit_code == 0, check
+
+
+def test_an_error_is_reported_the_same_with_workers(tree: Path, tmp_path: Path, run_cli) -> None:
+    broken = tmp_path / "broken"
+    subprocess.run(["cp", "-r", str(tree), str(broken)], check=True)
+    victim = next(p for p in sorted(broken.rglob("*.yaml")) if "kind: InferenceService" in p.read_text())
+    victim.write_text(victim.read_text().replace("kind: InferenceService", "kind: InferenceService\nbogus: 1", 1))
+    runs = [run_cli("build", str(broken), "-j", jobs) for jobs in ("1", "2")]
+    assert runs[0].exit_code == 1 and runs[0].stdout == ""
+    assert runs[1] == runs[0]
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("how", ["killed", "raises", "exits"])
+def test_a_failing_worker_fails_the_run_with_one_line(
+    how: str, tree: Path, tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omerender import pipeline
+
+    parent = os.getpid()
+    real = pipeline.render_isvc
+
+    def render_isvc(result: Any, isvc: Any) -> Any:
+        if os.getpid() != parent and isvc.name == sorted(result.universe.isvcs)[-1][1]:
+            if how == "killed":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if how == "exits":
+                os._exit(0)
+            raise RuntimeError("boom")
+        return real(result, isvc)
+
+    monkeypatch.setattr(pipeline, "render_isvc", render_isvc)
+    out = tmp_path / "out"
+    for args in (["-o", "yaml"], ["--output-dir", str(out)]):
+        got = run_cli("build", str(tree), "-j", "2", *args)
+        assert got.exit_code == 3, got
+        assert got.stdout == ""
+        assert (
+            got.stderr.count("\n") == 1
+            and "omerender: internal error: WorkerFailed: rendering worker 2 of 2" in got.stderr
+        )
+        assert not out.exists() and not list(tmp_path.glob(".out*"))
+        assert _no_children_left()
+
+
+def test_workers_only_for_enough_inferenceservices() -> None:
+    fanout = Fanout(4, 1000, lambda result, bodies: bodies)
+    assert [fanout.workers(n) for n in (0, 1, 999, 1000, 5000)] == [1, 1, 1, 4, 4]
+    assert [Fanout(3, 2, fanout.finish).workers(n) for n in (1, 2, 3, 9)] == [1, 2, 3, 3]
+    assert Fanout(1, 0, fanout.finish).workers(100) == 1
+
+
+def test_slices_are_contiguous_and_even() -> None:
+    keys = [("ns", str(i)) for i in range(10)]
+    parts = slices(keys, 3)
+    assert [len(p) for p in parts] == [4, 3, 3]
+    assert [k for p in parts for k in p] == keys
+
+
+def test_jobs_is_read_from_the_environment_and_the_settings_file(tmp_path: Path, run_cli, monkeypatch) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".omerender.yaml").write_text("jobs: 3\n")
+    subprocess.run(["cp", "-r", str(REPO / "fixtures" / "llama-demo"), str(tmp_path / "app")], check=True)
+    monkeypatch.chdir(tmp_path)
+    one = run_cli("build", "app", "-j", "1")
+    got = run_cli("build", "app", "-v")
+    assert "jobs = 3 (file)" in got.stderr and got.stdout == one.stdout, got
+    monkeypatch.setenv("OMERENDER_JOBS", "2")
+    got = run_cli("build", "app", "-v")
+    assert "jobs = 2 (env)" in got.stderr and got.stdout == one.stdout, got
+    monkeypatch.setenv("OMERENDER_JOBS", "0")
+    assert run_cli("build", "app").exit_code == 2
