@@ -156,9 +156,15 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def build(paths: list[str], options: BuildOptions, stdin: Callable[[], bytes] = lambda: b"") -> BuildResult:
+def build(
+    paths: list[str],
+    options: BuildOptions,
+    stdin: Callable[[], bytes] = lambda: b"",
+    skip: frozenset[str] = frozenset(),
+) -> BuildResult:
+    """``skip``: more resolved files not to read (``diff``: the other side's files a search path reaches)."""
     with collector_paused():
-        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options))
+        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options) | skip)
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)

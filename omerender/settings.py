@@ -117,8 +117,9 @@ SETTINGS: tuple[Spec, ...] = (
         stem="search-path",
         kind=Kind.PATHS,
         default=(),
-        help="Also read PATH (a file or folder), only to resolve parents and models: "
-        "nothing found there is emitted, locked or compared (repeatable).",
+        help="Also read PATH (a file or folder), only to resolve parents and models: what only a search path "
+        "holds is not emitted, listed, locked or compared; a file that a PATH also covers counts as the PATH's "
+        "(repeatable).",
         routes=EVERY,
         commands=("build", "status", "effective", "lock", "diff", "tree", "graph", "factor"),
     ),

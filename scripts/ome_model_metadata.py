@@ -98,9 +98,12 @@ def model_size(repo: str, runtime_spec: dict[str, Any]) -> str | None:
     return shown((low + high) / 2)
 
 
-def first_format(runtime: dict[str, Any]) -> tuple[str, str]:
+def first_format(runtime: dict[str, Any]) -> tuple[str, str, str]:
+    """The facts of the runtime's first entry that OME's matcher compares exactly: architecture, framework version
+    and quantization (both set and equal, or both unset: pkg/runtimeselector/matcher.go:308-323 at 17b77eda)."""
     first = runtime["spec"]["supportedModelFormats"][0]
-    return str(first.get("modelArchitecture")), str((first.get("modelFramework") or {}).get("version"))
+    framework = str((first.get("modelFramework") or {}).get("version"))
+    return str(first.get("modelArchitecture")), framework, str(first.get("quantization"))
 
 
 def preference(

@@ -75,13 +75,13 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
     from omerender.diagnostics import ERROR, sorted_unique
     from omerender.lifecycle.lock import default_path
     from omerender.lifecycle.sides import CONFIG_CODES, concerning, dropped_error
-    from omerender.paths import holder
+    from omerender.output.emit import only_searched
     from omerender.pipeline import build, options_from
 
     options = options_from(settings, lock_file=settings.lock_file or default_path(list(paths)))
     result = build([*paths, *settings.search_path], options, stdin)
     record = result.lifecycle.records.get(_isvc_key(isvc, settings.namespace))
-    searched = record is not None and holder(record.isvc.path, list(settings.search_path)) is not None
+    searched = record is not None and only_searched(list(settings.search_path), list(paths))(record.isvc)
     shown = concerning(result, None if searched else record, settings.model_metadata)
     key_namespace, _, key_name = _isvc_key(isvc, settings.namespace).partition("/")
     present = result.universe.isvcs.get((key_namespace, key_name)) if record is None else None
@@ -148,6 +148,7 @@ def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings
     """
     from omerender.lifecycle.lock import default_path
     from omerender.lifecycle.relock import recorded, verdict
+    from omerender.output.emit import only_searched
     from omerender.output.writer import write_file
     from omerender.pipeline import build, options_from
 
@@ -156,7 +157,8 @@ def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings
     options = options_from(settings, lock_file=lock_file, roll_forward=keys, relock=True)  # re-recording fixes some
     result = build([*paths, *settings.search_path], options, stdin)
     report_settings(result.diagnostics, settings, result)
-    records = recorded(result, list(settings.search_path))
+    searched = only_searched(list(settings.search_path), list(paths))  # as build and status: a PATH wins
+    records = recorded(result, searched)
     _check_roll_forward(keys, records)
     if result.failed:
         click.echo(
@@ -165,7 +167,7 @@ def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings
             err=True,
         )
         sys.exit(EXIT_FINDINGS)
-    found = verdict(result, records, list(settings.search_path), settings.check)
+    found = verdict(result, records, searched, settings.check)
     if found.text is not None:
         write_file(found.path, found.text)
     click.echo(found.message, err=True)
@@ -179,7 +181,8 @@ def _sides_built(
     """Build the old and new side of the diff; the old one's diagnostics named ``GIT_REF:path``."""
     from omerender.lifecycle.gitref import GitError, paths_at
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.sides import relabel, searched_isvcs, sides
+    from omerender.lifecycle.sides import others_files, relabel, searched_isvcs, sides
+    from omerender.output.emit import only_searched
     from omerender.pipeline import build, options_from
 
     old_given, new_given = given
@@ -189,13 +192,17 @@ def _sides_built(
         except GitError as exc:
             click.echo(f"omerender: --against {git_ref}: {exc}", err=True)
             sys.exit(EXIT_USAGE)
-        old_lock, old_in = default_path(extracted), sides(new_given, settings.search_path, extracted)
+        old_paths, old_in = extracted, sides(new_given, settings.search_path, extracted)
     else:
-        old_lock, old_in = default_path(old_given), sides(old_given, settings.search_path, None)
-    new_lock, new_in = default_path(new_given), sides(new_given, settings.search_path, None)
-    old = build(old_in[0], options_from(settings, lock_file=old_lock), stdin)
-    new = build(new_in[0], options_from(settings, lock_file=new_lock), stdin)
-    hidden = searched_isvcs(old, old_in[1]) | searched_isvcs(new, new_in[1])
+        old_paths, old_in = old_given, sides(old_given, settings.search_path, None)
+    new_in = sides(new_given, settings.search_path, None)
+    skip_old = others_files(settings.search_path, old_paths, new_given)
+    skip_new = others_files(settings.search_path, new_given, old_paths)
+    old = build(old_in[0], options_from(settings, lock_file=default_path(old_paths)), stdin, skip_old)
+    new = build(new_in[0], options_from(settings, lock_file=default_path(new_given)), stdin, skip_new)
+    # as build and status: what a side's PATH covers is that side's, even when a search path covers it too
+    hidden = searched_isvcs(old, only_searched(old_in[1], old_paths))
+    hidden |= searched_isvcs(new, only_searched(new_in[1], new_given))
     diagnostics = relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
     return old, new, hidden, diagnostics
 
@@ -238,7 +245,7 @@ def diff(
     from the working tree.
     A --search-path is read from the working tree, also for the GIT_REF side of --against, unless it
     lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
-    old side). InferenceServices found there are not compared.
+    old side). InferenceServices found only there (under no diffed PATH) are not compared.
     """
 
     from omerender.lifecycle.diff import changed, compare

@@ -54,6 +54,8 @@ def table(report: dict[str, Any]) -> str:
     )
     if report.get("reused"):
         out.append(f"existing profiles reused: {', '.join(report['reused'])}\n")
+    if report.get("kustomizations"):
+        out.append(f"profiles added to the resources of {', '.join(report['kustomizations'])}\n")
     if report.get("proofCovers"):
         out.append(f"the proof covers {report['proofCovers']}\n")
     return "\n".join(out)

@@ -54,7 +54,28 @@ def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> Any:
     return rt
 
 
-def _dump(rt: Any, data: Any) -> str:
+def round_tripper(text: str) -> Any:
+    """A ruamel.yaml round trip for factor's other in-place edits: the indentation that writes ``text`` back
+    unchanged (its own, as ``_indent`` reads it, else one of ``INDENTS``), or the one that changes fewest lines."""
+    from ruamel.yaml.error import YAMLError
+
+    best: tuple[int, Any] | None = None
+    for indent in dict.fromkeys((_indent(text), *INDENTS)):
+        rt = _yaml(indent)
+        try:
+            again = dump(rt, rt.load(text))
+        except YAMLError:
+            return rt  # the caller's own load says what is wrong
+        changed = sum(a != b for a, b in itertools.zip_longest(again.splitlines(), text.splitlines()))
+        if changed == 0:
+            return rt
+        if best is None or changed < best[0]:
+            best = (changed, rt)
+    assert best is not None
+    return best[1]
+
+
+def dump(rt: Any, data: Any) -> str:
     out = io.StringIO()
     rt.dump(data, out)
     return str(out.getvalue())
@@ -135,7 +156,7 @@ def rewrite_document(text: str, child_spec: dict[str, Any], parent: str, no_auto
         metadata.insert(after + 1, "annotations", CommentedMap())
         annotations = metadata["annotations"]
     annotations[INHERIT_FROM] = parent
-    return _dump(rt, data)
+    return dump(rt, data)
 
 
 def document_span(text: str, node: Any) -> tuple[int, int]:
@@ -243,4 +264,4 @@ def profile_text(profile: Profile, header: str, comments: dict[FieldPath, Commen
     data = commented(document, ("<top>",), "", 2)
     data["spec"] = spec
     data.yaml_set_start_comment(header)
-    return _dump(_yaml(INDENTS[0], quote_versions=True), data)
+    return dump(_yaml(INDENTS[0], quote_versions=True), data)

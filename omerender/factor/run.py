@@ -18,16 +18,16 @@ from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic, has_errors, sorted_unique
 from omerender.factor import extract
 from omerender.factor.edit import Comments, FieldPath
+from omerender.factor.kustomization import list_profiles
 from omerender.factor.plan import Plan, plan, reuse_existing, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
-from omerender.load.kustomize import leaving_out
 from omerender.load.obj import Obj
 from omerender.load.reader import load, to_object
 from omerender.load.source import Source
 from omerender.load.yamlio import dump_stream, parse_documents
-from omerender.output.emit import under
+from omerender.output.emit import only_searched
 from omerender.pipeline import build_objects
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
@@ -72,21 +72,6 @@ def profiles_folder(paths: list[str], given: str | None) -> Path:
         return Path(given)
     first = Path(next(p for p in paths if p != STDIN))
     return (first if first.is_dir() else first.parent) / "profiles"
-
-
-def _unread(profiles: dict[str, str], roots: list[str]) -> list[Diagnostic]:
-    """A profile written into a kustomize folder that does not list it would not be read: its children break."""
-    found = []
-    for path in profiles:
-        kustomization = leaving_out(Path(path), [r for r in roots if r != STDIN])
-        if kustomization is not None:
-            message = (
-                f"factor would write {path}, which {kustomization.as_posix()} does not list in its resources, so "
-                "nothing would read it and its children would lose their parent; pass --profiles-dir a folder "
-                "that is read without a kustomization (a PATH or --search-path)"
-            )
-            found.append(Diagnostic(kustomization.as_posix(), 1, 1, ERROR, message, codes.FACTOR_PROOF))
-    return found
 
 
 def _lines(text: str) -> int:
@@ -277,14 +262,14 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
-    searched, given = under(options.search_paths), under(paths)
+    searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
     p = plan(
         old.universe,
         old.chains,
         lambda stem: options.names.get(stem, stem),
         options.deep,
         options.convert_auto_selected,
-        owned=lambda runtime: given(runtime) or not searched(runtime),
+        owned=lambda runtime: not searched(runtime),
     )
     reuse_existing(p, old.universe)
     relying = _relying_on_selection(old)
@@ -318,9 +303,10 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         )
         return result
     profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files), comments)
-    unread = _unread(profiles, everything)
-    if unread:
-        result.diagnostics = sorted_unique(result.diagnostics + unread)
+    # a profile in a kustomize folder is listed in its kustomization, else nothing would read it
+    listing = list_profiles(sorted(profiles), paths, options.search_paths, lambda path: read_text(path, rewrites))
+    if listing.problems:
+        result.diagnostics = sorted_unique(result.diagnostics + listing.problems)
         return result
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
@@ -333,10 +319,11 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         if proof:
             result.diagnostics = sorted_unique(result.diagnostics + proof)
             return result
-    result.files = {**files, **profiles}
-    result.originals = texts
+    result.files = {**files, **profiles, **listing.files}
+    result.originals = {**texts, **listing.originals}
     result.report = _report(p, lines, written)
     result.report["reused"] = p.reused
+    result.report["kustomizations"] = sorted(listing.files)
     result.report["proofCovers"] = "PATHS and --search-path" if options.search_paths else "PATHS only"
     result.report["autoSelection"] = [
         {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying

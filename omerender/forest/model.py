@@ -9,6 +9,7 @@ returns a ``Forest`` of ``Node`` and ``Link`` values that the renderers (``fores
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -46,13 +47,16 @@ NO_RUNTIME = "NoRuntime"  # auto-selection found none (or the InferenceService n
 INHERITS, USES = "inherits", "uses"
 
 
+_UNSAFE = re.compile("[^a-z0-9]")  # what node_id writes as _<hex>_
+
+
 def node_id(kind: str, namespace: str, name: str) -> str:
     """A deterministic id made of ``[a-z0-9_]`` only, safe in Mermaid, DOT and HTML, and one-to-one:
     every other character (dots and dashes included) is written ``_<hex>_``, parts are joined by ``__``.
     Nodes that stand for others (counts) take ``isvcs__`` or ``more__`` before their parent's id."""
 
     def escape(text: str) -> str:
-        return "".join(ch if ch.isascii() and (ch.isdigit() or ch.islower()) else f"_{ord(ch):x}_" for ch in text)
+        return _UNSAFE.sub(lambda found: f"_{ord(found.group()):x}_", text)
 
     prefix = {CSR: "csr", SR: "sr", ISVC: "isvc", MISSING: "missing"}[kind]
     return "__".join((prefix, escape(namespace), escape(name)))
@@ -177,8 +181,9 @@ def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
     """Add every runtime and inherit-from link; returns node ids by ``runtime_key``."""
     universe, chains = result.universe, result.chains
     ids: dict[str, str] = {}
-    for runtime in universe.all_runtimes():
-        chain = chains[runtime_key(runtime)]
+    runtimes = [(runtime, runtime_key(runtime)) for runtime in universe.all_runtimes()]  # each key made once
+    for runtime, key in runtimes:
+        chain = chains[key]
         node = _add(
             forest,
             Node(
@@ -186,26 +191,27 @@ def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
                 runtime.kind,
                 runtime.namespace,
                 runtime.name,
-                runtime_key(runtime),
+                key,
                 _runtime_markers(runtime),
                 chain.reason,
                 chain.message,
             ),
         )
-        ids[runtime_key(runtime)] = node.id
+        ids[key] = node.id
+    by_object = {id(runtime): ids[key] for runtime, key in runtimes}
     parents: dict[str, str] = {}
-    for runtime in universe.all_runtimes():
+    for runtime, key in runtimes:
         name = parent_name(runtime)
         if name is None:
             continue
-        child = forest.nodes[ids[runtime_key(runtime)]]
+        child = forest.nodes[ids[key]]
         found = _own_parent(universe, runtime, name)
         if found is None:
             missing = _missing(forest, runtime.namespace, name, child.reason)
             forest.links.append(Link(missing.id, child.id, INHERITS, child.reason))
             child.parent = missing.id
             continue
-        parent = forest.nodes[ids[runtime_key(found)]]
+        parent = forest.nodes[by_object[id(found)]]
         parents[child.id] = parent.id
         ok = child.reason == RESOLVED or parent.reason != RESOLVED
         forest.links.append(Link(parent.id, child.id, INHERITS, "" if ok else child.reason))

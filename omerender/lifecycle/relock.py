@@ -4,10 +4,11 @@ warnings (``BuildOptions.relock``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from omerender.lifecycle.settle import Effective
-from omerender.paths import holder
+from omerender.load.obj import Obj
 from omerender.result import BuildResult
 
 
@@ -21,14 +22,16 @@ class LockVerdict:
     text: str | None = None
 
 
-def recorded(result: BuildResult, search_path: list[str]) -> dict[str, Effective]:
-    """The InferenceServices the lock records: all but those read from a search path."""
-    return {k: r for k, r in result.lifecycle.records.items() if holder(r.isvc.path, search_path) is None}
+def recorded(result: BuildResult, searched: Callable[[Obj], bool]) -> dict[str, Effective]:
+    """The InferenceServices the lock records: all but those ``searched`` found only on a search path (build's
+    ``output.emit.only_searched``: a PATH that a search path also covers wins)."""
+    return {k: r for k, r in result.lifecycle.records.items() if not searched(r.isvc)}
 
 
-def verdict(result: BuildResult, records: dict[str, Effective], search_path: list[str], check: bool) -> LockVerdict:
+def verdict(
+    result: BuildResult, records: dict[str, Effective], searched: Callable[[Obj], bool], check: bool
+) -> LockVerdict:
     """The lock file after this build against the one there, as ``lock`` (or ``lock --check``) reports it."""
-    searched = lambda obj: holder(obj.path, search_path) is not None  # noqa: E731 - a predicate, named
     text = result.lifecycle.relocked(result.universe, result.chains, records, searched)
     path = result.lifecycle.path
     if text == result.lifecycle.lock_text:

@@ -2,18 +2,22 @@
 
 ``two_sides`` reads the roots given to each side; ``sides`` says what each side of a diff reads and which
 roots only resolve (a ``--search-path``); a search path inside a diffed path is read at GIT_REF with it.
-``searched_isvcs`` names the InferenceServices found in those roots (never compared); ``relabel`` shows files
-of the GIT_REF side as ``REF:path``. ``concerning`` keeps the diagnostics about one InferenceService.
+``others_files`` are the files a search path reaches under the other side's PATHS (never read on this side);
+``searched_isvcs`` names the InferenceServices found only in those roots, under no diffed PATH (never compared);
+``relabel`` shows files of the GIT_REF side as ``REF:path``. ``concerning`` keeps the diagnostics about one
+InferenceService.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 
 from omerender import codes
 from omerender.diagnostics import Diagnostic
 from omerender.lifecycle.settle import Effective
+from omerender.load.obj import Obj
 from omerender.paths import holder
 from omerender.result import BuildResult
 
@@ -64,11 +68,26 @@ def sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | N
     return inputs, roots
 
 
-def searched_isvcs(result: BuildResult, roots: list[str]) -> set[str]:
-    """namespace/name of the InferenceServices read from ``roots``."""
+def others_files(search_path: tuple[str, ...], own: list[str], other: list[str]) -> frozenset[str]:
+    """The files (resolved) a side reads through ``search_path`` that lie under a PATH of the ``other`` side and
+    under none of its ``own``: they are the other side's, never this side's search-path objects (a search path
+    covering both sides, or the working tree's copy of the PATHS on the GIT_REF side of --against)."""
+    from omerender.load.reader import discover
+
+    theirs = [p for p in other if p != "-" and holder(p, list(search_path)) is not None]
+    if not theirs:
+        return frozenset()
+    found, _ = discover(list(search_path))
+    mine = [p for p in own if p != "-"]
+    return frozenset(os.path.realpath(f) for f in found if holder(f, theirs) is not None and holder(f, mine) is None)
+
+
+def searched_isvcs(result: BuildResult, searched: Callable[[Obj], bool]) -> set[str]:
+    """namespace/name of the InferenceServices ``searched`` found only on a search path (build's
+    ``output.emit.only_searched`` over the side's roots and PATHS: a PATH that a search path also covers wins)."""
     from omerender.lifecycle.lock import isvc_key
 
-    return {isvc_key(i) for i in result.universe.isvcs.values() if roots and holder(i.path, roots) is not None}
+    return {isvc_key(i) for i in result.universe.isvcs.values() if searched(i)}
 
 
 def relabel(diagnostics: list[Diagnostic], scratch: str, label: str) -> list[Diagnostic]:

@@ -10,22 +10,46 @@ import yaml
 from omerender.diagnostics import Diagnostic, Severity, json_path
 from omerender.load.source import Source, slim
 from omerender.load.yamlio import position
-from omerender.ome import API_VERSION, KINDS
+from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, INHERIT_FROM, KINDS, SERVING_RUNTIME
 
-# Where an InferenceService's own per-run notes point (its deployment modes, the runtime it selects, its name):
-# found while its first node tree is at hand, so that a clean build composes none of its files again.
-PRELOCATED: dict[tuple[str, ...], int] = {
-    path: slot
-    for slot, path in enumerate(
-        [(), ("spec",), ("metadata",), ("metadata", "name"), ("spec", "model"), ("spec", "runtime")]
-        + [("spec", component) for component in ("engine", "decoder", "router")]
+_RUNTIME_PATHS: list[tuple[str, ...]] = [
+    (),
+    ("metadata",),
+    ("metadata", "name"),
+    ("metadata", "annotations", INHERIT_FROM),
+]
+
+# Where an object's frequent diagnostics point, per kind: an InferenceService's own per-run notes (its deployment
+# modes, the runtime it selects, its name), and a runtime's chain error (at its inherit-from annotation) or duplicate
+# name. Found while the first node tree is at hand, so that neither a clean build nor a long broken chain composes
+# those files again.
+PRELOCATED: dict[str, dict[tuple[str, ...], int]] = {
+    kind: {path: slot for slot, path in enumerate(paths)}
+    for kind, paths in (
+        (
+            INFERENCE_SERVICE,
+            [(), ("spec",), ("metadata",), ("metadata", "name"), ("spec", "model"), ("spec", "runtime")]
+            + [("spec", component) for component in ("engine", "decoder", "router")],
+        ),
+        (CLUSTER_SERVING_RUNTIME, _RUNTIME_PATHS),
+        (SERVING_RUNTIME, _RUNTIME_PATHS),
     )
 }
 
 
-def prelocate(node: yaml.Node | None) -> tuple[int, ...]:
-    """``position(node, path)`` of every ``PRELOCATED`` path, each packed in one int (line << 20 | column)."""
-    return tuple((line << 20) | col for line, col in (position(node, path) for path in PRELOCATED))
+COLUMN_BITS = 20
+
+
+def prelocate(node: yaml.Node | None, kind: str) -> tuple[int, ...] | None:
+    """``position(node, path)`` of every ``PRELOCATED`` path of ``kind``, each packed in one int (line << 20 | column;
+    -1 for a column too wide to pack, looked up again when asked); None for a kind without such paths."""
+    paths = PRELOCATED.get(kind)
+    if paths is None:
+        return None
+    return tuple(
+        (line << COLUMN_BITS) | col if col >> COLUMN_BITS == 0 else -1
+        for line, col in (position(node, path) for path in paths)
+    )
 
 
 @dataclass
@@ -38,7 +62,7 @@ class Obj:
     source: Source | None  # None: made by omerender, not read; located at line 1, column 1
     namespace: str = ""
     slim: bool = False  # positions only within apiVersion, kind and metadata (an object not OME's)
-    marks: tuple[int, ...] | None = None  # prelocate(): an InferenceService's frequent positions, packed
+    marks: tuple[int, ...] | None = None  # prelocate(): the frequent positions of an InferenceService or runtime
 
     @property
     def node(self) -> yaml.Node | None:
@@ -69,10 +93,11 @@ class Obj:
         return ann if isinstance(ann, dict) else {}
 
     def at(self, *keys: Any) -> tuple[int, int]:
-        slot = PRELOCATED.get(keys) if self.marks is not None else None
-        if slot is not None and self.marks is not None:
-            packed = self.marks[slot]
-            return packed >> 20, packed & 0xFFFFF
+        if self.marks is not None:
+            slot = PRELOCATED[self.kind].get(keys)
+            packed = -1 if slot is None else self.marks[slot]
+            if packed >= 0:
+                return packed >> COLUMN_BITS, packed & ((1 << COLUMN_BITS) - 1)
         return position(self.node, keys)
 
     def diag(self, severity: Severity, message: str, *keys: Any, code: str = "") -> Diagnostic:

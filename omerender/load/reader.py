@@ -22,8 +22,8 @@ from omerender.load.yamlio import ParsedDocument, position
 from omerender.names import clip, hint
 from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
-from omerender.ome import INFERENCE_SERVICE, NAMESPACED_KINDS
 from omerender.ome import KINDS as OME_KINDS
+from omerender.ome import NAMESPACED_KINDS
 from omerender.paths import is_within
 
 
@@ -104,13 +104,34 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
     return _once(found), problems
 
 
+class _RealPaths:
+    """``os.path.realpath`` of many files in few folders, each folder resolved once: a file that is not a symlink
+    lies where its folder resolves (``realpath`` of each file took one ``lstat`` per component of its path)."""
+
+    def __init__(self) -> None:
+        self.folders: dict[str, str] = {}
+
+    def folder(self, path: str) -> str:
+        found = self.folders.get(path)
+        if found is None:
+            found = self.folders[path] = os.path.realpath(path or ".")
+        return found
+
+    def file(self, path: str) -> str:
+        head, tail = os.path.split(path)
+        if tail in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        return os.path.join(self.folder(head), tail)
+
+
 def _once(files: list[str]) -> list[str]:
     """Each file once, where it was first found: a PATH that holds a search path (``build .`` with
     ``--search-path platform``) or a file given twice must not define its objects twice."""
     seen: set[str] = set()
     kept: list[str] = []
+    real_paths = _RealPaths()
     for name in files:
-        real = name if name == STDIN else os.path.realpath(name)
+        real = name if name == STDIN else real_paths.file(name)
         if real not in seen:
             seen.add(real)
             kept.append(name)
@@ -219,8 +240,7 @@ def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -
     if obj.is_ome:
         if not doc.tidy:
             tidy_object(obj.body)
-        if obj.kind == INFERENCE_SERVICE:
-            obj.marks = prelocate(doc.node)
+        obj.marks = prelocate(doc.node, obj.kind)
     if obj.is_ome and "spec" in obj.body:
         if obj.body["spec"] is None:
             del obj.body["spec"]
@@ -247,7 +267,8 @@ def load(
     result = LoadResult()
     files, problems = discover(paths)
     if skip:
-        files = [f for f in files if f == STDIN or os.path.realpath(f) not in skip]
+        real_paths = _RealPaths()
+        files = [f for f in files if f == STDIN or real_paths.file(f) not in skip]
     result.diagnostics.extend(problems)
     budget = budget if budget is not None else Budget()
     texts: list[tuple[str, str]] = []
@@ -281,9 +302,9 @@ def load(
     return result
 
 
-def _located(path: str) -> str:
+def _located(path: str, real_paths: _RealPaths) -> str:
     """Where ``path`` lies: its folder resolved, not itself (a refused link lies where it is, not where it points)."""
-    return os.path.join(os.path.realpath(os.path.dirname(path) or "."), os.path.basename(path))
+    return os.path.join(real_paths.folder(os.path.dirname(path)), os.path.basename(path))
 
 
 def empty_inputs(
@@ -301,7 +322,8 @@ def empty_inputs(
         elif os.path.isdir(given):
             shown, root = _display(Path(given)), os.path.realpath(given)
             if real is None:  # each file once: a folder's may be named from another PATH that reaches them too
-                real = {_located(p) for p in set(held) if p != "<stdin>"}
+                real_paths = _RealPaths()
+                real = {_located(p, real_paths) for p in set(held) if p != "<stdin>"}
             has = any(is_within(p, root) for p in real)
         elif os.path.exists(given):
             shown = _display(Path(given))

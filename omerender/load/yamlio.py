@@ -10,6 +10,7 @@ Timestamps stay strings, as they do when the API server reads a manifest into an
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -102,7 +103,8 @@ def construct_plain(loader: _Loader, node: yaml.Node) -> Any:
         if type(key_node) is not yaml.ScalarNode or (key_tag, key_node.value) in keys:
             raise _NotPlain  # a complex or duplicate key: PyYAML's own errors
         keys.add((key_tag, key_node.value))
-        key = key_node.value if key_tag in (_STR, _VALUE) else construct_plain(loader, key_node)
+        # Keys interned: the same few dozen names repeat in every document, one copy each instead of one per mapping.
+        key = sys.intern(key_node.value) if key_tag in (_STR, _VALUE) else construct_plain(loader, key_node)
         mapping[key] = construct_plain(loader, value_node)
     return mapping
 

@@ -72,6 +72,7 @@ def cluster_selects(diagnostics: list[Diagnostic], kinds: tuple[str, ...]) -> li
     """``diagnostics`` with auto-selection that cannot be decided offline (a model without the fields OME's model
     agent fills) as a warning when nothing rendered is emitted (``inputs``/``passthrough``, Argo CD's default):
     OME selects the runtime in the cluster then, and nothing emitted depends on the choice."""
+    from omerender.selection.lookup import WEBHOOK_REFUSES
     from omerender.selection.matching import FORMAT_NAME_REQUIRED
 
     if set(kinds) & {RENDERED, FLATTENED}:
@@ -80,10 +81,15 @@ def cluster_selects(diagnostics: list[Diagnostic], kinds: tuple[str, ...]) -> li
     for given in diagnostics:
         d = given
         if d.code == codes.RUNTIME_SELECTION_ERROR and d.severity == ERROR and FORMAT_NAME_REQUIRED in d.message:
+            until = (  # the webhook selects at admission: the apply is refused until the agent has run
+                "; OME refuses the InferenceService at admission until its model agent fills the model's fields "
+                "(the sync is retried), then selects the runtime in the cluster"
+                if d.message.startswith(WEBHOOK_REFUSES)
+                else "; OME selects the runtime in the cluster once its model agent fills the model's fields"
+            )
             message = (
-                f"{d.message}; OME selects the runtime in the cluster once its model agent fills the model's fields, "
-                f"and --emit {','.join(kinds)} emits nothing that depends on it: give them with --model-metadata "
-                "(model-metadata) to check the selection offline"
+                f"{d.message}{until}, and --emit {','.join(kinds)} emits nothing that depends on it: give them with "
+                "--model-metadata (model-metadata) to check the selection offline"
             )
             d = dataclasses.replace(d, severity=WARNING, message=message)
         out.append(d)

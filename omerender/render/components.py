@@ -15,7 +15,8 @@ from omerender.render import accelerators, companions, exposure, finetuned, mode
 from omerender.render.context import Context, labels_and_annotations
 from omerender.render.deployment import deployment as build_deployment
 from omerender.render.multinode import render_multinode
-from omerender.render.pod import build_pod, merge_component
+from omerender.render.pod import merge_component
+from omerender.render.pod_template import component_pod
 from omerender.render.serverless import knative_service
 from omerender.resolve.index import Universe
 
@@ -89,7 +90,7 @@ def _autoscaler(
 def _raw(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """Deployment, Service, HPA or ScaledObject, PDB; the router's RBAC objects come first."""
     name = f"{ctx.name}-{component}"
-    pod = build_pod(ctx, component, merged)
+    pod = component_pod(ctx, component, merged)
     if pod is None:
         return []
     base_labels, annotations = labels_and_annotations(ctx, component, merged)

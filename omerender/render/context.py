@@ -42,6 +42,8 @@ class Context:
     once: Callable[[str, object, object, Callable[[], Any]], Any] = field(default=lambda _what, _a, _b, make: make())
     # (component, id of its merged spec) -> (that spec, its labels, its annotations): each is asked for up to 4 times
     metadata: dict[tuple[str, int], tuple[Any, dict[str, str], dict[str, str]]] = field(default_factory=dict)
+    # id -> a component's merged spec whose pod fields and runner are the runtime's own, shared, never changed
+    shared_specs: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -16,7 +16,7 @@ from omerender.render.accelerators import apply_to_runner
 from omerender.render.context import Context, labels_and_annotations
 from omerender.render.placeholders import PlaceholderProblem, fill
 from omerender.render.quantity import canonical_resources
-from omerender.resolve.merge import lay_over, merge
+from omerender.resolve.merge import is_unset, lay_over, merge
 
 EXTENSION_FIELDS = frozenset(
     {
@@ -48,6 +48,8 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
     if not isinstance(config, dict) or not config:
         return cast(dict[str, Any], copy(own))
     base = {k: v for k, v in config.items() if k != "acceleratorOverride"}
+    if isinstance(own, dict) and own.keys() <= EXTENSION_FIELDS:
+        return _merge_shared(ctx, base, own)
     merged: dict[str, Any] = merge(base, own)
     runner = own.get("runner") if isinstance(own, dict) else None
     if isinstance(runner, dict) and not runner.get("name") and isinstance(merged.get("runner"), dict):
@@ -64,6 +66,20 @@ def merge_component(ctx: Context, component: str) -> dict[str, Any] | None:
                 code=codes.RUNNER_WITHOUT_NAME,
             )
         )
+    return merged
+
+
+def _merge_shared(ctx: Context, base: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+    """``merge(base, own)`` for an InferenceService component that sets only extension fields (replicas, labels,
+    ...): those are merged into copies as ``merge`` does, while the pod fields and runner are the runtime's own,
+    shared and read only (``ctx.shared_specs`` records it; ``build_pod`` copies them before changing them)."""
+    merged = {k: copy(v) if k in EXTENSION_FIELDS else v for k, v in base.items()}
+    for key, value in own.items():
+        if is_unset(value):
+            continue
+        current = merged.get(key)
+        merged[key] = merge(current, value) if isinstance(current, dict) and isinstance(value, dict) else copy(value)
+    ctx.shared_specs[id(merged)] = merged
     return merged
 
 
@@ -99,7 +115,6 @@ def _prepare_runner(
 ) -> None:
     """The steps OME applies to the runner alone: model env and mount, fallback resources, PARALLELISM_SIZE."""
     path = (ctx.model.spec.get("storage") or {}).get("path")
-    own_runner = (ctx.body["spec"].get(component) or {}).get("runner") or {}
     ft = ctx.finetuned if component != "router" else None
     annotations = labels_and_annotations(ctx, component, merged)[1] if component != "router" else {}
     original = finetuned.original_model_mount_needed(annotations)
@@ -107,6 +122,21 @@ def _prepare_runner(
         _upsert_env(runner.setdefault("env", []), "MODEL_PATH", str(path), overwrite=False)
     if component != "router" and path and original:
         runner.setdefault("volumeMounts", []).append({"name": ctx.model.name, "mountPath": str(path), "readOnly": True})
+    runner_from_runtime(ctx, component, merged, runner, worker, annotations)
+
+
+def runner_from_runtime(
+    ctx: Context,
+    component: str,
+    merged: dict[str, Any],
+    runner: dict[str, Any],
+    worker: bool,
+    annotations: dict[str, str],
+) -> None:
+    """The runner steps after the model's env and mount: fine-tuned weights, fallback resources, the
+    AcceleratorClass or PARALLELISM_SIZE, the router's config."""
+    own_runner = (ctx.body["spec"].get(component) or {}).get("runner") or {}
+    ft = ctx.finetuned if component != "router" else None
     if ft is not None:
         finetuned.runner_env_and_mounts(ft, ctx.model.spec.get("vendor"), runner, annotations)
     if component != "router" and not (
@@ -155,8 +185,9 @@ def _main_container(pod: dict[str, Any], runner: dict[str, Any] | None) -> int:
 
 
 def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
-    """OME's own error chain (``podspec_reconciler.go``, ``engine.go``) for a template it fails to parse."""
-    if not problem.ome_error:
+    """OME's own error chain (``podspec_reconciler.go:47-50``, ``engine.go:109-112``) for a template it fails to parse
+    or run: the controller's pod-spec step, where every fatal placeholder problem fails the InferenceService."""
+    if not problem.fatal:
         return problem.message
     if worker:
         return (
@@ -168,7 +199,10 @@ def _placeholder_message(problem: PlaceholderProblem, worker: bool) -> str:
 
 def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: bool = False) -> dict[str, Any] | None:
     """The pod spec of ``merged``, a component's merged spec the caller made for this call alone: its pod fields and
-    runner become the pod's (changed in place, not copied), and the caller reads only its other fields afterwards."""
+    runner become the pod's (changed in place, not copied), and the caller reads only its other fields afterwards.
+    A merged spec whose pod fields are the runtime's own (``ctx.shared_specs``) is copied first."""
+    if ctx.shared_specs.get(id(merged)) is merged:
+        merged = copy(merged)
     pod = {k: v for k, v in merged.items() if k not in NOT_POD_FIELDS}
     runner = merged.get("runner") if isinstance(merged.get("runner"), dict) else None
     if runner is not None:
@@ -185,6 +219,17 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
         )
         return None
     main = _main_container(pod, runner)
+    fill_main(ctx, pod, main, worker)
+    model_volumes_and_selector(ctx, component, merged, pod, worker)
+    for container in [*pod["containers"], *(pod.get("initContainers") or [])]:
+        if isinstance(container, dict):
+            container["resources"] = go_resources(container.get("resources"))
+    return pod
+
+
+def fill_main(ctx: Context, pod: dict[str, Any], main: int, worker: bool, holes: tuple[str, ...] | None = None) -> None:
+    """The InferenceService's placeholders filled in the main container, the pod's own list (``fill``); with
+    ``holes``, only in those fields, in order (the others hold none), of a container that is the pod's own."""
     problems: list[PlaceholderProblem] = []
     meta = ctx.body.get("metadata") or {}
     data = {
@@ -193,11 +238,23 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
         "labels": meta.get("labels") or {},
         "annotations": meta.get("annotations") or {},
     }
-    pod["containers"][main] = fill(pod["containers"][main], data, problems)
+    if holes is None:
+        pod["containers"][main] = fill(pod["containers"][main], data, problems)
+    else:
+        container = pod["containers"][main]
+        for key in holes:
+            container[key] = fill(container[key], data, problems)
     for problem in problems:
         severity = ERROR if problem.fatal else WARNING
         message = _placeholder_message(problem, worker)
         ctx.locate(problem.action, severity, message, codes.PLACEHOLDER, text=problem.text)
+
+
+def model_volumes_and_selector(
+    ctx: Context, component: str, merged: dict[str, Any], pod: dict[str, Any], worker: bool
+) -> None:
+    """The model's volume, the fine-tuned empty dir and the node selector (model label, runtime, class,
+    InferenceService), set on ``pod``; its ``volumes`` list is changed in place."""
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
@@ -217,13 +274,9 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
         pod["nodeSelector"] = selector
         if discovery.get("affinity") and (ctx.body["spec"].get(component) or {}).get("affinity") is None:
             pod["affinity"] = copy(discovery["affinity"])  # Update{Engine,Decoder}Affinity replaces it
-    for container in [*pod["containers"], *(pod.get("initContainers") or [])]:
-        if isinstance(container, dict):
-            container["resources"] = _go_resources(container.get("resources"))
-    return pod
 
 
-def _go_resources(resources: Any) -> Any:
+def go_resources(resources: Any) -> Any:
     """``resources`` as Go writes it: canonical quantities, empty maps dropped (``omitempty``), but the struct
     itself never omitted, so a container without requests or limits shows ``resources: {}``."""
     if resources is None:

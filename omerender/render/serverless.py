@@ -14,7 +14,7 @@ from typing import Any
 
 from omerender.render import companions
 from omerender.render.context import Context, labels_and_annotations
-from omerender.render.pod import build_pod
+from omerender.render.pod_template import component_pod
 
 KNATIVE_API = "serving.knative.dev/v1"
 MIN_SCALE = "autoscaling.knative.dev/min-scale"
@@ -38,7 +38,7 @@ def _number(value: Any) -> str:
 def knative_service(ctx: Context, component: str, merged: dict[str, Any]) -> list[dict[str, Any]]:
     """The router's RBAC objects (for a router) and the Knative Service, or nothing after an error."""
     name = f"{ctx.name}-{component}"
-    pod = build_pod(ctx, component, merged)
+    pod = component_pod(ctx, component, merged)
     if pod is None:
         return []
     labels, annotations = labels_and_annotations(ctx, component, merged)

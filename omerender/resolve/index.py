@@ -16,7 +16,10 @@ from omerender.ome import SERVING_RUNTIME as SR
 
 def runtime_key(runtime: Obj) -> str:
     """How chains, status and the lock name a runtime: ``Kind/name`` or ``Kind/namespace/name``."""
-    return "/".join(p for p in (runtime.kind, runtime.namespace, runtime.name) if p)
+    kind, namespace, name = runtime.kind, runtime.namespace, runtime.name
+    if kind and namespace and name:
+        return f"{kind}/{namespace}/{name}"
+    return "/".join(p for p in (kind, namespace, name) if p)
 
 
 @dataclass

@@ -42,8 +42,8 @@ class Lookup:
 def find_model(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj | None, Diagnostic | None]:
     """The BaseModel or ClusterBaseModel ``spec.model.name`` names, or the error OME reports."""
     ref = body["spec"].get("model")
-    if not isinstance(ref, dict) or not ref.get("name"):
-        return None, isvc.diag(ERROR, "model reference is required", "spec", code=codes.RUNTIME_FETCH_ERROR)
+    if not isinstance(ref, dict) or not ref.get("name"):  # the controller's first step (reconciliation.go:52-54)
+        return None, isvc.diag(ERROR, "model reference is required", "spec", code=codes.MODEL_RECONCILE_ERROR)
     name = str(ref["name"])
     model = universe.model_named(name, isvc.namespace)
     if model is None:
@@ -108,8 +108,33 @@ def named_runtime(universe: Universe, chains: dict[str, Chain], once: Once, isvc
     return Lookup((runtime, chain))
 
 
-def selected_runtime(universe: Universe, chains: dict[str, Chain], isvc: Obj, model: Obj) -> Lookup:
-    """The runtime OME's auto-selection picks for ``model``, with why (notes) and what to beware of."""
+WEBHOOK_REFUSES = "OME's validating webhook refuses it"
+
+
+def webhook_selects(spec: dict[str, Any]) -> bool:
+    """Whether OME's validating webhook runs auto-selection itself and refuses the InferenceService when it fails:
+    an engine, no ``spec.runtime`` at all, and no engine runner with an image (or leader and worker runners with
+    images), as ``validateRuntimeAndModelResolution`` and ``hasFullRunnerConfig`` decide
+    (pkg/webhook/admission/isvc/inference_service_validation.go:116-122,364-443 at 17b77eda)."""
+    engine = spec.get("engine")
+    if not isinstance(engine, dict) or spec.get("runtime") is not None:
+        return False
+
+    def has_image(part: Any) -> bool:
+        runner = part.get("runner") if isinstance(part, dict) else None
+        return isinstance(runner, dict) and bool(runner.get("image"))
+
+    if has_image(engine):
+        return False
+    leader, worker = engine.get("leader"), engine.get("worker")
+    return not (leader is not None and worker is not None and has_image(leader) and has_image(worker))
+
+
+def selected_runtime(
+    universe: Universe, chains: dict[str, Chain], isvc: Obj, model: Obj, webhook: bool = False
+) -> Lookup:
+    """The runtime OME's auto-selection picks for ``model``, with why (notes) and what to beware of. ``webhook``:
+    the validating webhook selects first and refuses the object with its own wording when nothing matches."""
     candidates = [scoring.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
     candidates += [
         scoring.Candidate(o.name, False, o.spec)
@@ -117,7 +142,12 @@ def selected_runtime(universe: Universe, chains: dict[str, Chain], isvc: Obj, mo
     ]
     selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace)
     if selection.chosen is None:
-        message = f"Failed to find runtime for model {model.name}: {selection.error}"
+        message = f"Failed to find runtime for model {model.name}: {selection.error}"  # the controller's event
+        if webhook:
+            message = (
+                f"{WEBHOOK_REFUSES}: no supporting runtime found for model {model.name} and engine "
+                f"does not have complete runner configuration: {selection.error}"
+            )
         failure = isvc.diag(ERROR, message, "spec", code=codes.RUNTIME_SELECTION_ERROR)
         return Lookup(None, [failure, *selection_notes(isvc, selection)])
     chosen = selection.chosen
@@ -162,7 +192,7 @@ def find_runtime(
     try:
         if isinstance(ref, dict) and ref.get("name"):
             return named_runtime(universe, chains, once, isvc, model, str(ref["name"]))
-        return selected_runtime(universe, chains, isvc, model)
+        return selected_runtime(universe, chains, isvc, model, webhook_selects(body["spec"]))
     except matching.OMEPanic as exc:
         message = f"OME's runtime matcher would crash the controller here: {exc}"
         return Lookup(None, [isvc.diag(ERROR, message, "spec", code=codes.OME_PANIC)], crashed=True)

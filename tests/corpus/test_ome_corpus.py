@@ -163,7 +163,11 @@ def test_every_object_is_read(run_cli) -> None:
 
 # Runtimes OME accepts a model for but whose pods cannot be built: what omerender reports at which line.
 BROKEN = {
-    "srt-c4ai-command-r-v01": (COHERE, ":63:11: error: [placeholder] unsupported template action "),
+    "srt-c4ai-command-r-v01": (
+        COHERE,
+        ":63:11: error: [placeholder] failed to reconcile pod spec: failed to replace placeholders in container: "
+        "unsupported template action ",
+    ),
 }
 # srt-deepseek-rdma's leader mounts volumes dshm and devinf that only its worker defines.
 NO_LEADER_VOLUMES = "srt-deepseek-rdma"
@@ -259,8 +263,9 @@ def test_auto_selection_worked_examples(run_cli, tmp_path: Path) -> None:
     deepseek = _select(run_cli, tmp_path, "deepseek-v3")
     assert deepseek.exit_code == 1
     [message] = _notes(deepseek, "RuntimeSelectionError")
-    assert message.startswith(
-        "Failed to find runtime for model deepseek-v3: no runtime found to support model safetensors with format "
+    assert message.startswith(  # engine set, no spec.runtime, no runner image: OME's webhook selects and refuses
+        "OME's validating webhook refuses it: no supporting runtime found for model deepseek-v3 and engine does not "
+        "have complete runner configuration: no runtime found to support model safetensors with format "
         f"safetensors in namespace {NAMESPACE}. Checked 203 runtimes (0 namespace-scoped, 203 cluster-scoped). "
         "Excluded runtimes: "
     )

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+import yaml
+from click.testing import CliRunner
 from factor_fleet import RUNTIME, build_output, fleet
 
 
@@ -146,19 +150,74 @@ def test_the_round_trip_for_flow_style_keeps_line_endings_and_bom(run_cli, tmp_p
     assert build_output(tree) == before
 
 
-def test_profiles_a_kustomization_would_not_read_are_refused(run_cli, tmp_path: Path) -> None:
+def _kustomize(folder: Path) -> list[tuple[str, str]]:
+    """(kind, name) of what `kubectl kustomize FOLDER` builds."""
+    out = subprocess.run(["kubectl", "kustomize", str(folder)], check=True, capture_output=True, text=True).stdout
+    return sorted((d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(out) if d)
+
+
+def _read_by_omerender(folder: Path) -> list[tuple[str, str]]:
+    """(kind, name) of the OME objects omerender reads from FOLDER (build --emit inputs)."""
+    from omerender.cli import main
+
+    result = CliRunner().invoke(main, ["build", str(folder), "--emit", "inputs"], catch_exceptions=False)
+    return sorted((d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(result.stdout) if d)
+
+
+KUSTOMIZATION = """# upstream's list\r
+apiVersion: kustomize.config.k8s.io/v1beta1\r
+kind: Kustomization\r
+resources:\r
+  - sglang-medium.yaml  # medium\r
+  - sglang-small.yaml\r
+# keep this last\r
+"""
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_a_profile_written_into_a_kustomize_folder_is_added_to_its_resources(run_cli, tmp_path: Path) -> None:
     # upstream's config/runtimes is a kustomize folder: a profile written beside its runtimes but not listed
-    # in its resources would not be read, and every child would lose its parent
+    # in its resources would not be read (by kustomize nor by omerender), and every child would lose its parent
     tree = fleet(tmp_path / "tree")
-    listed = "".join(f"  - {p.name}\n" for p in sorted((tree / "runtimes").iterdir()))
-    (tree / "runtimes" / "kustomization.yaml").write_text(f"resources:\n{listed}", encoding="utf-8")
-    before = {p: p.read_bytes() for p in tree.rglob("*.yaml")}
-    result = run_cli("factor", str(tree / "runtimes"), "--search-path", str(tree), "--in-place")
-    assert result.exit_code == 1, str(result)
-    assert "runtimes/kustomization.yaml does not list in its resources" in result.stderr
-    assert {p: p.read_bytes() for p in tree.rglob("*.yaml")} == before
-    kept = run_cli(
-        "factor", str(tree / "runtimes"), "--search-path", str(tree), "--profiles-dir", str(tree / "p"), "--in-place"
+    runtimes = tree / "runtimes"
+    (runtimes / "kustomization.yaml").write_bytes(KUSTOMIZATION.encode("utf-8"))
+    before = build_output(tree)
+    assert _kustomize(runtimes) == _read_by_omerender(runtimes)
+    result = run_cli("factor", str(runtimes), "--search-path", str(tree), "--in-place")
+    assert result.exit_code == 0, str(result)
+    assert f"profiles added to the resources of {runtimes}/kustomization.yaml" in result.stdout
+    assert (runtimes / "kustomization.yaml").read_bytes().decode("utf-8") == KUSTOMIZATION.replace(
+        "# keep this last", "  - profiles/sglang-profile.yaml\r\n# keep this last"
+    )  # comments, CRLF and the rest kept; the profile listed where the list ends
+    built = _kustomize(runtimes)
+    assert ("ClusterServingRuntime", "sglang-profile") in built
+    assert built == _read_by_omerender(runtimes)  # omerender reads what kustomize builds
+    assert build_output(tree) == before  # factor's proof holds on disk: the repository renders the same bytes
+
+
+def test_a_kustomization_on_a_search_path_only_is_not_rewritten(run_cli, tmp_path: Path) -> None:
+    tree = fleet(tmp_path / "tree")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "kustomization.yaml").write_text("resources: []\n", encoding="utf-8")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")}
+    result = run_cli(
+        "factor", str(tree), "--search-path", str(shared), "--profiles-dir", str(shared / "p"), "--in-place"
     )
-    assert kept.exit_code == 0, str(kept)
-    assert build_output(tree) and (tree / "p" / "sglang-profile.yaml").is_file()
+    assert result.exit_code == 1, str(result)
+    assert f"{shared}/kustomization.yaml:1:1: error: [factor-proof]" in result.stderr
+    assert "lies on a --search-path, which factor never rewrites" in result.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")} == before
+
+
+def test_a_profiles_dir_outside_every_path_is_refused(run_cli, tmp_path: Path) -> None:
+    # nothing would read a profile there: the children would lose their parent while the proof passed
+    tree = fleet(tmp_path / "tree")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")}
+    result = run_cli("factor", str(tree), "--profiles-dir", str(tmp_path / "elsewhere"), "--in-place")
+    assert result.exit_code == 1, str(result)
+    assert "outside every PATH and --search-path" in result.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*.yaml")} == before
+    assert not (tmp_path / "elsewhere").exists()
+    inside = run_cli("factor", str(tree), "--profiles-dir", str(tree / "p"), "--in-place")
+    assert inside.exit_code == 0, str(inside)

@@ -155,6 +155,30 @@ def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
     assert lines[-2].startswith(" " * 4 * (cap - 1) + "└── (depth 2999)")
 
 
+def test_a_long_chains_errors_are_located_without_reading_any_file_again(run_cli, tmp_path, monkeypatch):
+    from omerender.load import source
+
+    composed: list[str] = []
+    real = source._Composed
+
+    def counting(text: str) -> source._Composed:
+        composed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(source, "_Composed", counting)
+    for i in range(40):
+        parent = f"  annotations:\n    team: a\n    ome.io/inherit-from: r{i - 1}\n" if i else ""
+        text = f"apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n{parent}  name: r{i}\nspec: {{}}\n"
+        (tmp_path / f"r{i:02d}.yaml").write_text(text)
+    done = run_cli("tree", str(tmp_path))
+    assert done.exit_code == 1
+    errors = [line for line in done.stderr.splitlines() if "MaxDepthExceeded" in line]
+    assert len(errors) == 35
+    for i, error in zip(range(5, 40), errors, strict=True):
+        assert error.startswith(f"{tmp_path / f'r{i:02d}.yaml'}:6:26: error: [MaxDepthExceeded]"), error
+    assert composed == []  # every position came from the first parse
+
+
 def test_the_depth_cap_is_linear_and_keeps_shallow_trees_as_they_are() -> None:
     from omerender.forest.model import Forest, Node
 

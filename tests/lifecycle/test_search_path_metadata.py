@@ -126,7 +126,8 @@ def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_path
     inside = run_cli("diff", "--against", "HEAD", manifests, "--search-path", shared_now, "--format", "json")
     assert inside.exit_code == 1, inside  # shared is read at HEAD for the old side: the profile change shows
     report = json.loads(inside.stdout)
-    assert [r["inferenceService"] for r in report["rollouts"]] == [f"{NS}/{ISVC}"]  # not other-team, on the search path
+    # other-team lies in shared, on the search path but also under the diffed PATH: the PATH wins, as in build
+    assert [r["inferenceService"] for r in report["rollouts"]] == [f"{NS}/{ISVC}", f"{NS}/other-team"]
     assert PROFILE in {r["runtime"] for r in report["runtimes"]}
 
     outside = run_cli("diff", "--against", "HEAD", app, "--search-path", shared_now)

@@ -181,6 +181,52 @@ def test_prelocated_positions_equal_the_composed_ones() -> None:
     assert len(isvcs) == 1 and isvcs[0].marks is not None
     isvc = isvcs[0]
     node = isvc.node
-    for path in [*PRELOCATED, ("spec", "decoder"), ("metadata", "annotations", "team")]:
+    for path in [*PRELOCATED["InferenceService"], ("spec", "decoder"), ("metadata", "annotations", "team")]:
         assert isvc.at(*path) == position(node, path), path
     assert isvc.at("spec", "engine") == (22, 5)  # the mapping under engine:, read from the marks
+
+
+RUNTIMES = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: base
+---
+apiVersion: ome.io/v1beta1
+kind: ServingRuntime
+metadata:
+  namespace: team
+  annotations:
+    team: x
+    ome.io/inherit-from: base
+  name: child
+spec: {}
+"""
+
+
+def test_a_runtimes_chain_error_is_located_without_composing_its_file_again() -> None:
+    from omerender.load.obj import PRELOCATED
+
+    source.forget()
+    file = Source("r.yaml", RUNTIMES)
+    runtimes = [obj for doc in parse_documents(RUNTIMES) for obj in [to_object(file, doc)[0]] if obj is not None]
+    assert [r.marks is not None for r in runtimes] == [True, True]
+    assert runtimes[1].at("metadata", "annotations", "ome.io/inherit-from") == (12, 26)
+    assert runtimes[0].at("metadata", "annotations", "ome.io/inherit-from") == (4, 3)  # the deepest that exists
+    assert source.cached() == (0, 0)  # from the marks: nothing composed
+    for runtime in runtimes:
+        for path in [*PRELOCATED[runtime.kind], ("spec",), ("metadata", "annotations", "team")]:
+            assert runtime.at(*path) == position(runtime.node, path), path
+
+
+def test_a_column_too_wide_to_pack_is_looked_up_again() -> None:
+    from omerender.load.obj import COLUMN_BITS
+
+    pad = "x" * (1 << COLUMN_BITS)
+    text = f'{{apiVersion: ome.io/v1beta1, kind: ClusterServingRuntime, metadata: {{annotations: {{a: "{pad}", '
+    text += "ome.io/inherit-from: base}, name: child}}\n"
+    (doc,) = parse_documents(text)
+    runtime, problem = to_object(Source("wide.yaml", text), doc)
+    assert problem is None and runtime is not None and runtime.marks is not None and -1 in runtime.marks
+    line, col = runtime.at("metadata", "annotations", "ome.io/inherit-from")
+    assert (line, col) == (1, text.index("base}") + 1)

@@ -25,5 +25,22 @@ def test_only_inputs_or_passthrough_make_it_a_warning_naming_model_metadata() ->
         assert cluster_selects([UNDECIDED], kinds) == [UNDECIDED]
 
 
+def test_the_webhooks_refusal_says_the_apply_waits_for_the_model_agent() -> None:
+    refused = Diagnostic(
+        UNDECIDED.path,
+        7,
+        3,
+        ERROR,
+        "OME's validating webhook refuses it: no supporting runtime found for model m and engine does not have "
+        "complete runner configuration: invalid model specification: modelFormat.name: model format name is required",
+        UNDECIDED.code,
+    )
+    [warning] = cluster_selects([refused], ("inputs",))
+    assert warning.severity == WARNING
+    assert "refuses the InferenceService at admission until its model agent fills" in warning.message
+    [other] = cluster_selects([UNDECIDED], ("inputs",))
+    assert "at admission" not in other.message and "once its model agent fills" in other.message
+
+
 def test_a_selection_that_fails_on_known_fields_stays_an_error() -> None:
     assert cluster_selects([NO_MATCH], ("inputs",)) == [NO_MATCH]
