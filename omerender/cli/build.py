@@ -109,8 +109,7 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
         sys.exit(EXIT_FINDINGS)
     if settings.status_file:
         _write_status(result, settings.status_file)
-    processes = fanout.workers(len(result.universe.isvcs)) if fanout is not None else 1
-    deliver(selection, result, settings, click.get_current_context(), processes)
+    deliver(selection, result, settings, click.get_current_context())
 
 
 @click.command(short_help="Show each runtime's inheritance chain and InheritanceReady.")

@@ -41,11 +41,8 @@ def echo_pieces(pieces: Iterable[str]) -> None:
             click.echo("".join(pending), nl=False)
 
 
-def deliver(
-    selection: Selection, result: BuildResult, settings: Settings, ctx: click.Context, processes: int = 1
-) -> None:
-    """Print the selection with its ``-o`` format, or write or compare ``--output-dir`` (its files made and the
-    old ones removed in up to ``processes`` processes); exit 1 on a verdict."""
+def deliver(selection: Selection, result: BuildResult, settings: Settings, ctx: click.Context) -> None:
+    """Print the selection with its ``-o`` format, or write or compare ``--output-dir``; exit 1 on a verdict."""
     from omerender.cli.common import command_line
     from omerender.output.delivery import empty_problem, to_folder
     from omerender.output.formats import BUILD_PIECES
@@ -58,7 +55,7 @@ def deliver(
         if not settings.check:
             echo_pieces(BUILD_PIECES[settings.output or "yaml"](selection.objects))
         return
-    verdict = to_folder(selection, settings, command_line(ctx, drop=("--check",)), processes)
+    verdict = to_folder(selection, settings, command_line(ctx, drop=("--check",)))
     if verdict.message:
         click.echo(verdict.message, err=True, nl=False)
     if verdict.failed:

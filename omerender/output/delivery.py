@@ -3,6 +3,8 @@ regenerated (``--fail-on-change``). Returns what to say and whether it failed; t
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -120,23 +122,28 @@ def _listed(head: str, changed: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_folder(selection: Selection, settings: Settings, regenerate: str, processes: int = 1) -> Verdict:
-    """Write ``--output-dir`` (in up to ``processes`` processes), or compare it (``--check``); ``regenerate``
-    is the command that would fix it."""
+def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
+    """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
     from omerender.load.yamlio import dump_one
     from omerender.output.emit import kustomization
     from omerender.output.outdir import changed_files, unified_diff
     from omerender.output.prerendered import each_text
-    from omerender.output.writer import write_dir
+    from omerender.output.writer import write_items
 
     folder = settings.output_dir or ""
-    # one writer for every file: each scalar and key is formatted once for all of them (workers wrote their own)
-    files = dict(zip(selection.files, each_text(list(selection.files.values())), strict=True))
-    if settings.kustomization:
-        files[KUSTOMIZATION] = dump_one(kustomization(list(files)))
-    changed = changed_files(folder, files) if settings.check or settings.fail_on_change else []
+    rels = list(selection.files)
+    # one writer for every file (each scalar and key formatted once for all; workers wrote their own), read
+    # lazily: each file is written while the next ones are formatted
+    texts: Iterable[str] = each_text(list(selection.files.values()))
+    extra = [(KUSTOMIZATION, dump_one(kustomization(rels)))] if settings.kustomization else []
+    names = rels + [rel for rel, _ in extra]
+    if not (settings.check or settings.fail_on_change):
+        write_items(folder, names, itertools.chain(zip(rels, texts, strict=True), extra))
+        return Verdict()
+    files = dict(itertools.chain(zip(rels, texts, strict=True), extra))
+    changed = changed_files(folder, files)
     if not settings.check:
-        write_dir(folder, files, processes)
+        write_items(folder, names, files.items())
     if not changed:
         return Verdict()
     if not settings.check:

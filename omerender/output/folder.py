@@ -9,7 +9,8 @@ up twice:
 * ``DIR``, ``.DIR.stage`` and ``.DIR.old`` are never followed as symlinks: one there is an error naming it,
   and nothing is read or written through it (the components above DIR are the user's path, followed as given);
 * ``recover`` (under the lock) puts back a folder a killed run left renamed to ``.DIR.old`` and removes a stale
-  staging folder, with ``rmtree`` relative to the parent descriptor (it never leaves the folder it was given);
+  staging folder, with ``rmtree`` relative to the parent descriptor (it never leaves the folder it was given),
+  a few sub-folders at a time in threads (all done before it returns);
 * the swap is one ``renameat2(RENAME_EXCHANGE)`` where the kernel has it, else two renames through ``.DIR.old``;
   once it starts SIGINT and SIGTERM are held back: the new result is complete.
 
@@ -25,7 +26,7 @@ import os
 import shutil
 import signal
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +36,8 @@ _RENAME_EXCHANGE = 2
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 _NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 _DIRECTORY_NO_LINK = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+REMOVERS = 4
+"""Threads removing the sub-folders of an old or stale folder side by side."""
 
 
 @dataclass(frozen=True)
@@ -93,37 +96,33 @@ def refuse_symlinks(directory: str) -> None:
         os.close(parent_fd)
 
 
-def _remove_spread(parent_fd: int, name: str, processes: int) -> None:
-    """Remove the folders directly in ``name`` in ``processes`` forked processes (``spread``); the rest stays."""
-    from omerender.output.spread import shares, spread
-
+def _remove_tree(parent_fd: int, name: str) -> None:
+    """``rmtree`` of the folder ``name`` (never following a symlink), its sub-folders removed side by side:
+    removing a file mostly waits on the file system, so a few threads overlap their waits."""
     fd = os.open(name, _DIRECTORY_NO_LINK, dir_fd=parent_fd)
     try:
         with os.scandir(fd) as listing:
-            below = sorted(e.name for e in listing if e.is_dir(follow_symlinks=False))
-        if len(below) < 2:
-            return
+            folders = [entry.name for entry in listing if entry.is_dir(follow_symlinks=False)]
+        if len(folders) > 1:
+            from concurrent.futures import ThreadPoolExecutor
 
-        def remove(names: Sequence[str]) -> None:
-            for each in names:
-                shutil.rmtree(each, dir_fd=fd)  # the descriptor-relative rmtree: no symlink is followed
-
-        spread(shares(below, processes), remove)
+            with ThreadPoolExecutor(min(REMOVERS, len(folders)), thread_name_prefix="omerender-remove") as pool:
+                for done in [pool.submit(shutil.rmtree, folder, dir_fd=fd) for folder in folders]:
+                    done.result()
     finally:
         os.close(fd)
+    shutil.rmtree(name, dir_fd=parent_fd)  # what is left: files, links, a folder alone
 
 
-def _remove(parent_fd: int, name: str, processes: int = 1) -> None:
+def _remove(parent_fd: int, name: str) -> None:
     kind = _kind(parent_fd, name)
     if kind == stat.S_IFDIR:
-        if processes > 1:
-            _remove_spread(parent_fd, name, processes)
-        shutil.rmtree(name, dir_fd=parent_fd)
+        _remove_tree(parent_fd, name)
     elif kind is not None:
         os.unlink(name, dir_fd=parent_fd)
 
 
-def recover(parent_fd: int, where: Siblings, processes: int = 1) -> None:
+def recover(parent_fd: int, where: Siblings) -> None:
     """Under the lock: put back a folder a killed run left at ``.DIR.old``, drop a stale ``.DIR.stage``.
 
     Symlinks at any of the three names are refused first (``WriteError``), so nothing is moved or read
@@ -133,7 +132,7 @@ def recover(parent_fd: int, where: Siblings, processes: int = 1) -> None:
     if _kind(parent_fd, where.old) == stat.S_IFDIR and _kind(parent_fd, where.name) is None:
         os.rename(where.old, where.name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
     for stale in (where.stage, where.old):
-        _remove(parent_fd, stale, processes)
+        _remove(parent_fd, stale)
     with contextlib.suppress(OSError):
         legacy = os.stat(where.legacy_lock, dir_fd=parent_fd, follow_symlinks=False)
         if stat.S_ISREG(legacy.st_mode) and legacy.st_size == 0:
@@ -215,14 +214,14 @@ class Replacement:
 
 
 @contextlib.contextmanager
-def replacing(directory: str, processes: int = 1) -> Iterator[Replacement]:
+def replacing(directory: str) -> Iterator[Replacement]:
     """Under DIR's lock and after recovery, a fresh empty staging folder; when the body returns, it replaces DIR.
 
     DIR that exists and is neither a folder nor a symlink is an error; a body that raises leaves DIR as it
     was and removes the staging folder. ``OSError`` is left to the caller, who names the user's path.
     """
     with locked(directory) as (parent_fd, where):
-        recover(parent_fd, where, processes)
+        recover(parent_fd, where)
         kind = _kind(parent_fd, where.name)
         if kind is not None and kind != stat.S_IFDIR:
             raise WriteError(f"{directory} exists and is not a directory")
@@ -241,6 +240,6 @@ def replacing(directory: str, processes: int = 1) -> Iterator[Replacement]:
         try:
             _refuse_symlinks(parent_fd, where)  # nothing may have turned into a link while the body ran
             _swap(parent_fd, where)
-            recover(parent_fd, where, processes)  # the previous DIR, now .DIR.old: removed
+            recover(parent_fd, where)
         finally:
             _release_signals()

@@ -116,9 +116,10 @@ def json_pieces(objects: list[Any]) -> Iterator[str]:
     return list_pieces(objects, lambda obj: obj.text if isinstance(obj, Prerendered) else item_text(obj))
 
 
-def each_text(objects: list[Any]) -> list[str]:
-    """``dump_each(objects)``, stand-ins giving their own text."""
-    from omerender.load.yamlio import dump_each
+def each_text(objects: list[Any]) -> Iterator[str]:
+    """``Writer().each(objects)``, lazily (each text made when asked for), stand-ins giving their own text."""
+    from omerender.load.yamlwrite import Writer
 
-    own = iter(dump_each([o for o in objects if not isinstance(o, Prerendered)]))
-    return [o.text if isinstance(o, Prerendered) else next(own) for o in objects]
+    own = Writer().each([o for o in objects if not isinstance(o, Prerendered)])
+    for o in objects:
+        yield o.text if isinstance(o, Prerendered) else next(own)

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from omerender.errors import WriteError
 from omerender.output.folder import Replacement, replacing
 from omerender.output.onefile import write_file
 from omerender.output.placing import Placer
-from omerender.output.spread import SPREAD_LEAST, shares, spread
 
-__all__ = ["MANIFEST", "write_dir", "write_file"]
+__all__ = ["MANIFEST", "write_dir", "write_file", "write_items"]
 
 MANIFEST = ".omerender-manifest"
 
@@ -44,12 +43,13 @@ def _entries(target: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
         pending.extend(reversed(below))
 
 
-def _keep_foreign(target: Path, stage: Path, files: dict[str, str]) -> None:
+def _keep_foreign(target: Path, stage: Path, files: Collection[str]) -> None:
     """Copy into the staging folder what DIR holds that omerender did not write (not in its manifest)."""
     manifest = target / MANIFEST
     previous = set(manifest.read_text(encoding="utf-8").split()) if manifest.is_file() else set()
+    ours = set(files)
     for rel, entry in _entries(target):
-        if rel == MANIFEST or rel in previous or rel in files:
+        if rel == MANIFEST or rel in previous or rel in ours:
             continue
         if entry.is_dir(follow_symlinks=False):
             with os.scandir(entry.path) as listing:
@@ -61,36 +61,43 @@ def _keep_foreign(target: Path, stage: Path, files: dict[str, str]) -> None:
         shutil.copy2(entry.path, stage / rel, follow_symlinks=False)  # a foreign symlink stays a symlink
 
 
-def _stage(folder: Replacement, files: dict[str, str], processes: int) -> None:
+def _stage(folder: Replacement, names: Collection[str], items: Iterable[tuple[str, str]]) -> None:
     if folder.target.is_dir():
-        _keep_foreign(folder.target, folder.stage, files)
+        _keep_foreign(folder.target, folder.stage, names)
     elif os.path.lexists(folder.target):
         raise WriteError(f"{folder.target} exists and is not a directory")
+    placed: list[str] = []
+
+    def placing() -> Iterator[tuple[str, str]]:
+        for rel, text in items:
+            placed.append(rel)
+            yield rel, text
+
     placer = Placer(folder.stage_fd, str(folder.target))
-    items = sorted(files.items())
-    if processes > 1 and len(items) >= SPREAD_LEAST:
-        placer.folders_for([rel for rel, _ in items])  # made here once; the children only create files
-        spread(shares(items, processes), placer.put_all)
-    else:
-        placer.put_all(items)
-    placer.put(MANIFEST, "".join(f"{rel}\n" for rel in sorted(files)))
+    placer.put_all(placing())
+    placer.put(MANIFEST, "".join(f"{rel}\n" for rel in sorted(placed)))
 
 
-def write_dir(directory: str, files: dict[str, str], processes: int = 1) -> None:
+def write_dir(directory: str, files: Mapping[str, str]) -> None:
     """Make ``directory`` hold exactly ``files`` (plus whatever omerender did not write there).
 
     The new set is staged in a sibling folder. Files omerender wrote last time (listed in its
-    manifest) that are not in the new set are removed; files it did not write are kept. With
-    ``processes`` > 1, that many forked processes create the files and remove the old ones (``spread``).
+    manifest) that are not in the new set are removed; files it did not write are kept.
     """
+    write_items(directory, files.keys(), files.items())
+
+
+def write_items(directory: str, names: Collection[str], items: Iterable[tuple[str, str]]) -> None:
+    """``write_dir`` of the ``(rel, text)`` pairs of ``items``, which may be produced lazily: each file is
+    written while the next ones are produced. ``names`` holds every ``rel`` that ``items`` will give (a
+    file of DIR with one of these names is not kept as foreign)."""
     target = Path(directory)
-    processes = processes if len(files) >= SPREAD_LEAST else 1
     for above in target.parents:
         if os.path.lexists(above) and not above.is_dir():
             raise WriteError(f"{directory}: cannot write: {above} is a file, not a folder")
     try:
-        with replacing(directory, processes) as folder:
-            _stage(folder, files, processes)
+        with replacing(directory) as folder:
+            _stage(folder, names, items)
     except WriteError:
         raise
     except OSError as exc:
