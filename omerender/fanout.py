@@ -35,6 +35,8 @@ Finish = Callable[["BuildResult", list[dict[str, Any]]], list[dict[str, Any]]]
 """In a worker: the stand-ins (with their text) sent back for the slice's objects, in the same order."""
 AUTO_LEAST = 1000
 """Without ``-j``, workers are forked from this many InferenceServices on: fewer do not pay (bench/README.md)."""
+MAX_WORKERS = 64
+"""At most this many workers, whatever ``-j`` asks (a settings file in a pull request may ask for 100,000)."""
 _HEADER = struct.Struct("<Q")
 _READ = 1 << 20
 
@@ -56,7 +58,7 @@ class Fanout:
         """How many processes render ``isvcs`` InferenceServices: 1 means in this process, as always."""
         if self.jobs <= 1 or isvcs < max(self.least, 2):
             return 1
-        return min(self.jobs, isvcs)
+        return min(self.jobs, isvcs, MAX_WORKERS)
 
 
 def slices(keys: Sequence[Key], count: int) -> list[Sequence[Key]]:

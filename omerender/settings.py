@@ -292,7 +292,7 @@ SETTINGS: tuple[Spec, ...] = (
         stem="jobs",
         kind=Kind.SIZE,
         default=None,
-        help="Render, check and write the InferenceServices in N processes (1: in this one) "
+        help="Render, check and write the InferenceServices in N processes (1: in this one; at most 64) "
         "[default: the cores available from 1,000 InferenceServices on, else 1].",
         short="-j",
         metavar="N",

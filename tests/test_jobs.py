@@ -179,3 +179,14 @@ def test_jobs_is_read_from_the_environment_and_the_settings_file(tmp_path: Path,
     assert "jobs = 2 (env)" in got.stderr and got.stdout == one.stdout, got
     monkeypatch.setenv("OMERENDER_JOBS", "0")
     assert run_cli("build", "app").exit_code == 2
+
+
+def test_workers_are_capped_whatever_jobs_asks() -> None:
+    from omerender.fanout import MAX_WORKERS, Fanout
+
+    def finish(_result: object, bodies: list[dict[str, object]]) -> list[dict[str, object]]:
+        return bodies
+
+    assert Fanout(100_000, 2, finish).workers(10_000) == MAX_WORKERS == 64
+    assert Fanout(3, 2, finish).workers(10_000) == 3
+    assert Fanout(100_000, 2, finish).workers(5) == 5
