@@ -293,6 +293,22 @@ def _annotated(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _emitted_sources(result: BuildResult, options: EmitOptions) -> Callable[[dict[str, Any]], list[Obj] | None]:
+    """A rendered object's sources, or None when it is not emitted (rendered for an InferenceService found only on
+    a --search-path); an InferenceService's objects share both, so each is worked out once per source."""
+    known: dict[tuple[str, str, str], list[Obj] | None] = {}
+
+    def sources_of(body: dict[str, Any]) -> list[Obj] | None:
+        key = _source_key(body)
+        if key not in known:
+            sources = _sources_of(result, key)
+            skipped = bool(sources) and sources[0].kind == ISVC and not options.renders(sources[0])
+            known[key] = None if skipped else sources
+        return known[key]
+
+    return sources_of
+
+
 def select(result: BuildResult, options: EmitOptions) -> Selection:
     """The objects to emit for ``options.kinds``, in the fixed order, with Flux notes."""
     kinds = set(options.kinds)
@@ -313,18 +329,11 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
             else:
                 ome.append((obj, obj.body, [obj]))
     if RENDERED in kinds:
-        # an InferenceService's objects share their sources, and whether they are emitted
-        known: dict[tuple[str, str, str], tuple[list[Obj], bool]] = {}
+        sources_of = _emitted_sources(result, options)
         for body in result.objects:
-            key = _source_key(body)
-            found = known.get(key)
-            if found is None:
-                sources = _sources_of(result, key)
-                # not emitted: rendered for an InferenceService found only on a --search-path
-                skipped = bool(sources) and sources[0].kind == ISVC and not options.renders(sources[0])
-                found = known[key] = (sources, skipped)
-            if not found[1]:
-                ome.append((None, body, found[0]))
+            sources = sources_of(body)
+            if sources is not None:
+                ome.append((None, body, sources))
     may_substitute = _substitution_sources(result)
     origins: dict[int, list[Obj]] = {}
     for source, body, sources in ome:
@@ -355,23 +364,18 @@ def rendered_by_worker(
     if RENDERED not in options.kinds:
         return []
     may_substitute = _substitution_sources(result)
-    known: dict[tuple[str, str, str], tuple[list[Obj], bool]] = {}
+    sources_of = _emitted_sources(result, options)
     kept: list[dict[str, Any]] = []
     notes: list[Diagnostic | None] = []
     for body in bodies:
-        key = _source_key(body)
-        found = known.get(key)
-        if found is None:
-            sources = _sources_of(result, key)
-            skipped = bool(sources) and sources[0].kind == ISVC and not options.renders(sources[0])
-            found = known[key] = (sources, skipped)
-        if found[1]:
+        sources = sources_of(body)
+        if sources is None:
             continue
         note = None
         if options.flux_substitute_disabled:
             body = _annotated(body)  # noqa: PLW2901 - the annotated copy replaces the original
-        elif may_substitute(None, found[0]):
-            note = _substitution_note(body, found[0], options.substitution_severity)
+        elif may_substitute(None, sources):
+            note = _substitution_note(body, sources, options.substitution_severity)
         kept.append(body)
         notes.append(note)
     return list(written(kept, shape, notes))
