@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from gitops_helpers import run
 
@@ -30,20 +31,26 @@ def test_the_cli_module_imports_nothing_heavy() -> None:
     )
 
 
-def test_version_answers_without_importing_the_core() -> None:
+def _run_main(argv: list[str], watched: tuple[str, ...]) -> Any:
+    """Run the entry point's ``main`` with ``argv`` in a new interpreter; it prints its output, then the sorted
+    ``watched`` modules it imported (the last line)."""
     probe = "\n".join(
         [
             "import sys",
             "from omerender.cli import main",  # what the entry point runs, before its hard exit
-            "sys.argv = ['omerender', '--version']",
+            f"sys.argv = {['omerender', *argv]!r}",
             "try:",
             "    main()",
             "except SystemExit:",
             "    pass",
-            f"print(sorted(m for m in sys.modules if m in {HEAVY!r}))",
+            f"print(sorted(m for m in sys.modules if m in {watched!r}))",
         ]
     )
-    proc = run([sys.executable, "-c", probe])
+    return run([sys.executable, "-c", probe])
+
+
+def test_version_answers_without_importing_the_core() -> None:
+    proc = _run_main(["--version"], HEAVY)
     assert proc.code == 0 and "0." in proc.out, proc
     assert proc.out.strip().endswith("[]"), proc
 
@@ -65,19 +72,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 
 
 def test_the_example_build_loads_only_its_own_command_family() -> None:
-    probe = "\n".join(
-        [
-            "import sys",
-            "from omerender.cli import main",
-            f"sys.argv = ['omerender', 'build', {str(EXAMPLE)!r}]",
-            "try:",
-            "    main()",
-            "except SystemExit:",
-            "    pass",
-            f"print(sorted(m for m in sys.modules if m in {OTHER_FAMILIES!r}))",
-        ]
-    )
-    proc = run([sys.executable, "-c", probe])
+    proc = _run_main(["build", str(EXAMPLE)], OTHER_FAMILIES)
     assert proc.code == 0 and "kind: Deployment" in proc.out, proc
     assert proc.out.strip().endswith("[]"), proc
 
