@@ -14,12 +14,14 @@ worker is left running, nothing is printed or written.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import heapq
 import os
 import pickle
 import signal
 import struct
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,14 +33,19 @@ if TYPE_CHECKING:
 Key = tuple[str, str]
 Render = Callable[["BuildResult", Sequence[Key]], list[dict[str, Any]]]
 """Renders the InferenceServices of a slice (their diagnostics go to the result), objects in output order."""
-Finish = Callable[["BuildResult", list[dict[str, Any]]], list[dict[str, Any]]]
-"""In a worker: the stand-ins (with their text) sent back for the slice's objects, in the same order."""
+Finish = Callable[["BuildResult", list[dict[str, Any]], "Scratch"], list[dict[str, Any]]]
+"""In a worker: the stand-ins sent back for the slice's objects, in the same order, their text put into the
+worker's scratch file."""
+Adopt = Callable[[list[dict[str, Any]], "Scratch"], None]
+"""In the parent: the stand-ins a worker sent back are told the scratch file their text is in."""
 AUTO_LEAST = 1000
 """Without ``-j``, workers are forked from this many InferenceServices on: fewer do not pay (bench/README.md)."""
 MAX_WORKERS = 64
 """At most this many workers, whatever ``-j`` asks (a settings file in a pull request may ask for 100,000)."""
-_HEADER = struct.Struct("<Q")
-_READ = 1 << 20
+_TRAILER = struct.Struct("<QQ")
+"""Ends a worker's scratch file: where its message (diagnostics and stand-ins, pickled) starts, and its length."""
+_FLUSH = 1 << 20
+_READ = 1 << 26
 
 
 class WorkerFailed(RuntimeError):
@@ -47,12 +54,13 @@ class WorkerFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class Fanout:
-    """How many workers at most (``jobs``), from how many InferenceServices on (``least``), and what each
-    worker sends back (``finish``)."""
+    """How many workers at most (``jobs``), from how many InferenceServices on (``least``), what each
+    worker sends back (``finish``) and how the parent takes it (``adopt``)."""
 
     jobs: int
     least: int
     finish: Finish
+    adopt: Adopt
 
     def workers(self, isvcs: int) -> int:
         """How many processes render ``isvcs`` InferenceServices: 1 means in this process, as always."""
@@ -72,11 +80,64 @@ def slices(keys: Sequence[Key], count: int) -> list[Sequence[Key]]:
     return out
 
 
-def _work(result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> bytes:
+def _read(fd: int, offset: int, length: int) -> bytes:
+    chunks: list[bytes] = []
+    while length > 0:
+        chunk = os.pread(fd, min(length, _READ), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)
+
+
+class Scratch:
+    """A worker's scratch file (``memfd``): the worker appends its objects' texts to it (``put``), then its
+    message; the parent keeps it open and reads each text back by its span (``read``) when it writes the
+    output, so the texts never sit in the parent's memory all at once. Closed once nothing refers to it."""
+
+    def __init__(self, fd: int, size: int = 0) -> None:
+        self.fd = fd
+        self.size = size
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+        weakref.finalize(self, os.close, fd)
+
+    def put(self, data: bytes) -> int:
+        """Append ``data`` (buffered); where it starts."""
+        offset = self.size
+        self._pending.append(data)
+        self.size += len(data)
+        self._pending_size += len(data)
+        if self._pending_size >= _FLUSH:
+            self.flush()
+        return offset
+
+    def flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending, self._pending_size = [], 0
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view) :]
+
+    def read(self, offset: int, length: int) -> bytes:
+        """The ``length`` bytes at ``offset``."""
+        data = _read(self.fd, offset, length)
+        if len(data) != length:
+            raise OSError(errno.EIO, "a worker's scratch file is shorter than it said")
+        return data
+
+
+def _work(scratch: Scratch, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
     start = len(result.diagnostics)
     objects = render(result, keys)
-    stand_ins = finish(result, objects)
-    return pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
+    stand_ins = finish(result, objects, scratch)
+    message = pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
+    at = scratch.put(message)
+    scratch.put(_TRAILER.pack(at, len(message)))
+    scratch.flush()
 
 
 def _child(out_fd: int, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
@@ -85,10 +146,7 @@ def _child(out_fd: int, result: BuildResult, keys: Sequence[Key], render: Render
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the worker; the parent reports it
         gc.disable()
-        data = _work(result, keys, render, finish)
-        view = memoryview(_HEADER.pack(len(data)) + data)
-        while view:
-            view = view[os.write(out_fd, view) :]
+        _work(Scratch(out_fd), result, keys, render, finish)
         code = 0
     except BaseException:  # noqa: BLE001, S110 - the parent sees the missing message and the exit status
         pass
@@ -111,31 +169,36 @@ def _scratch() -> int:
     return fd
 
 
-def _read_all(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    chunks: list[bytes] = []
-    offset = 0
-    while offset < size:
-        chunk = os.pread(fd, min(size - offset, 1 << 26), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
-
-
 def _how(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"was killed by signal {os.WTERMSIG(status)}"
     return f"exited with status {os.waitstatus_to_exitcode(status)}"
 
 
-def _received(pid: int, fd: int, number: int, count: int) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
+def _message(fd: int) -> tuple[int, bytes] | None:
+    """Where a worker's message starts in its scratch file, and the message; None when it is not whole."""
+    size = os.fstat(fd).st_size
+    if size < _TRAILER.size:
+        return None
+    at, length = _TRAILER.unpack(os.pread(fd, _TRAILER.size, size - _TRAILER.size))
+    if at + length + _TRAILER.size != size:
+        return None
+    message = _read(fd, at, length)
+    return (at, message) if len(message) == length else None
+
+
+def _received(
+    pid: int, fd: int, number: int, count: int, adopt: Adopt
+) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
+    """A finished worker's diagnostics and stand-ins; its scratch file (``fd``) now belongs to them."""
     _, status = os.waitpid(pid, 0)
-    data = _read_all(fd) if status == 0 else b""
-    if status != 0 or len(data) < _HEADER.size or _HEADER.unpack_from(data)[0] != len(data) - _HEADER.size:
+    found = _message(fd) if status == 0 else None
+    if found is None:
         raise WorkerFailed(f"rendering worker {number} of {count} {_how(status)} before it finished")
-    diagnostics, stand_ins = pickle.loads(memoryview(data)[_HEADER.size :])  # noqa: S301 - our own child's bytes
+    at, message = found
+    diagnostics, stand_ins = pickle.loads(message)  # noqa: S301 - our own child's bytes
+    os.ftruncate(fd, at)  # the texts stay; the message's pages are given back
+    adopt(stand_ins, Scratch(fd, at))
     return diagnostics, stand_ins
 
 
@@ -150,25 +213,30 @@ def _stop(pids: list[int]) -> None:
 
 
 def render_in_workers(
-    result: BuildResult, keys: Sequence[Key], count: int, render: Render, finish: Finish, order: Callable[[Any], Any]
+    result: BuildResult,
+    keys: Sequence[Key],
+    count: int,
+    render: Render,
+    fanout: Fanout,
+    order: Callable[[Any], Any],
 ) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     """The stand-ins of every object of ``keys`` in ``order`` (stable: slice order breaks ties, as one sorted
     list would), and the diagnostics the workers found."""
     gc.freeze()  # the universe's objects leave the collector: no worker writes their pages to collect
-    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, the file it writes into)
+    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, its scratch file or -1 once adopted)
     try:
         for part in slices(keys, count):
             out_fd = _scratch()
             running.append((-1, out_fd))
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child ends in os._exit
-                _child(out_fd, result, part, render, finish)
+                _child(out_fd, result, part, render, fanout.finish)
             running[-1] = (pid, out_fd)
         parts: list[list[dict[str, Any]]] = []
         diagnostics: list[Diagnostic] = []
         for number, (pid, out_fd) in enumerate(running, 1):
-            found, stand_ins = _received(pid, out_fd, number, count)
-            running[number - 1] = (-1, out_fd)
+            found, stand_ins = _received(pid, out_fd, number, count, fanout.adopt)
+            running[number - 1] = (-1, -1)
             diagnostics.extend(found)
             parts.append(stand_ins)
     except BaseException:
@@ -176,5 +244,6 @@ def render_in_workers(
         raise
     finally:
         for _, out_fd in running:
-            os.close(out_fd)
+            if out_fd >= 0:
+                os.close(out_fd)
     return list(heapq.merge(*parts, key=order)), diagnostics

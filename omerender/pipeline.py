@@ -288,7 +288,7 @@ def build_objects(
         def render(part: BuildResult, chosen: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
             return render_slice(part, chosen, options.kube_version)
 
-        result.objects, found = render_in_workers(result, keys, count, render, fanout.finish, object_order)
+        result.objects, found = render_in_workers(result, keys, count, render, fanout, object_order)
         result.diagnostics.extend(found)
     result.diagnostics = sorted_unique(result.diagnostics)
     return result
