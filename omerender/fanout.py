@@ -2,10 +2,11 @@
 
 After resolve, the parent forks ``N`` workers; they share the resolved universe copy-on-write (the
 collector's objects are frozen first, so a collection never writes to their pages). Each worker renders,
-checks and formats a contiguous slice of the sorted InferenceServices and sends back, through a file in
-memory (``memfd``), its diagnostics and one small stand-in per object carrying the object's text (``finish``
-makes them): never the objects themselves, which would cost the parent their memory again. The parent
-reads the workers in slice order and merges their sorted lists, so the order is one process's order.
+checks and formats a contiguous slice of the sorted InferenceServices into its scratch file (a ``memfd``):
+the text of each object (``finish`` puts it there), then its diagnostics and one small stand-in per object
+saying where that text is, never the objects themselves, which would cost the parent their memory again.
+The parent reads the workers' messages in slice order and merges their sorted lists, so the order is one
+process's order; the texts stay in the scratch files until the output is written (``Scratch``).
 
 A worker that raises, exits or is killed makes the whole run fail with ``WorkerFailed`` (exit 3): no
 worker is left running, nothing is printed or written.
