@@ -314,7 +314,7 @@ def empty_inputs(
     otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD). A PATH
     with a file that could not be read has its error already, and is not called empty."""
     found: list[Diagnostic] = []
-    held = [o.path for o in objects if o.is_ome or _other_ome(o)] + [d.path for d in problems if d.severity == ERROR]
+    held = {o.path for o in objects if o.is_ome or _other_ome(o)} | {d.path for d in problems if d.severity == ERROR}
     real: set[str] | None = None
     for given in dict.fromkeys(paths):
         if given == STDIN:
@@ -323,7 +323,7 @@ def empty_inputs(
             shown, root = _display(Path(given)), os.path.realpath(given)
             if real is None:  # each file once: a folder's may be named from another PATH that reaches them too
                 real_paths = _RealPaths()
-                real = {_located(p, real_paths) for p in set(held) if p != "<stdin>"}
+                real = {_located(p, real_paths) for p in held if p != "<stdin>"}
             has = any(is_within(p, root) for p in real)
         elif os.path.exists(given):
             shown = _display(Path(given))
