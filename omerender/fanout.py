@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import gc
 import heapq
 import os
@@ -25,13 +26,14 @@ import struct
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.result import BuildResult
 
 Key = tuple[str, str]
+Part = TypeVar("Part")
 Render = Callable[["BuildResult", Sequence[Key]], list[dict[str, Any]]]
 """Renders the InferenceServices of a slice (their diagnostics go to the result), objects in output order."""
 Finish = Callable[["BuildResult", list[dict[str, Any]], "Scratch"], list[dict[str, Any]]]
@@ -70,7 +72,7 @@ class Fanout:
         return min(self.jobs, isvcs, MAX_WORKERS)
 
 
-def slices(keys: Sequence[Key], count: int) -> list[Sequence[Key]]:
+def slices(keys: Sequence[Part], count: int) -> list[Sequence[Part]]:
     """``keys`` in ``count`` contiguous slices whose sizes differ by at most one."""
     size, extra = divmod(len(keys), count)
     out, start = [], 0
@@ -131,23 +133,18 @@ class Scratch:
         return data
 
 
-def _work(scratch: Scratch, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
-    start = len(result.diagnostics)
-    objects = render(result, keys)
-    stand_ins = finish(result, objects, scratch)
-    message = pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
-    at = scratch.put(message)
-    scratch.put(_TRAILER.pack(at, len(message)))
-    scratch.flush()
-
-
-def _child(out_fd: int, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
-    """The worker's whole life: never returns, never runs the parent's exit handlers or flushes its buffers."""
+def _child(out_fd: int, job: Callable[[Scratch], bytes]) -> None:
+    """The worker's whole life: ``job``'s message after what it put into its scratch file, then a trailer that
+    says where the message is. Never returns, never runs the parent's exit handlers or flushes its buffers."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the worker; the parent reports it
         gc.disable()
-        _work(Scratch(out_fd), result, keys, render, finish)
+        scratch = Scratch(out_fd)
+        message = job(scratch)
+        at = scratch.put(message)
+        scratch.put(_TRAILER.pack(at, len(message)))
+        scratch.flush()
         code = 0
     except BaseException:  # noqa: BLE001, S110 - the parent sees the missing message and the exit status
         pass
@@ -188,21 +185,6 @@ def _message(fd: int) -> tuple[int, bytes] | None:
     return (at, message) if len(message) == length else None
 
 
-def _received(
-    pid: int, fd: int, number: int, count: int, adopt: Adopt
-) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
-    """A finished worker's diagnostics and stand-ins; its scratch file (``fd``) now belongs to them."""
-    _, status = os.waitpid(pid, 0)
-    found = _message(fd) if status == 0 else None
-    if found is None:
-        raise WorkerFailed(f"rendering worker {number} of {count} {_how(status)} before it finished")
-    at, message = found
-    diagnostics, stand_ins = pickle.loads(message)  # noqa: S301 - our own child's bytes
-    os.ftruncate(fd, at)  # the texts stay; the message's pages are given back
-    adopt(stand_ins, Scratch(fd, at))
-    return diagnostics, stand_ins
-
-
 def _stop(pids: list[int]) -> None:
     """Kill and reap every worker still running (after a failure or an interrupt)."""
     for pid in pids:
@@ -211,6 +193,41 @@ def _stop(pids: list[int]) -> None:
     for pid in pids:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
+
+
+def run_forked(parts: Sequence[Part], work: Callable[[Part, Scratch], bytes], what: str) -> list[tuple[bytes, Scratch]]:
+    """``work`` of each part in a forked worker process: the message it returned, and its scratch file holding
+    what it put there (the parent's now, closed when nothing refers to it). ``WorkerFailed`` (naming ``what``
+    the workers do) when one raised, exited or was killed: then none is left running."""
+    gc.freeze()  # the parent's objects leave the collector: no worker writes their pages to collect
+    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, its scratch file or -1 once handed on)
+    try:
+        for part in parts:
+            out_fd = _scratch()
+            running.append((-1, out_fd))
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child ends in os._exit
+                _child(out_fd, functools.partial(work, part))
+            running[-1] = (pid, out_fd)
+        done: list[tuple[bytes, Scratch]] = []
+        for number, (pid, out_fd) in enumerate(running, 1):
+            _, status = os.waitpid(pid, 0)
+            running[number - 1] = (-1, out_fd)
+            found = _message(out_fd) if status == 0 else None
+            if found is None:
+                raise WorkerFailed(f"{what} worker {number} of {len(parts)} {_how(status)} before it finished")
+            at, message = found
+            os.ftruncate(out_fd, at)  # what the worker put stays; the message's pages are given back
+            done.append((message, Scratch(out_fd, at)))
+            running[number - 1] = (-1, -1)
+    except BaseException:
+        _stop([pid for pid, _ in running if pid > 0])
+        raise
+    finally:
+        for _, out_fd in running:
+            if out_fd >= 0:
+                os.close(out_fd)
+    return done
 
 
 def render_in_workers(
@@ -223,28 +240,18 @@ def render_in_workers(
 ) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     """The stand-ins of every object of ``keys`` in ``order`` (stable: slice order breaks ties, as one sorted
     list would), and the diagnostics the workers found."""
-    gc.freeze()  # the universe's objects leave the collector: no worker writes their pages to collect
-    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, its scratch file or -1 once adopted)
-    try:
-        for part in slices(keys, count):
-            out_fd = _scratch()
-            running.append((-1, out_fd))
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - the child ends in os._exit
-                _child(out_fd, result, part, render, fanout.finish)
-            running[-1] = (pid, out_fd)
-        parts: list[list[dict[str, Any]]] = []
-        diagnostics: list[Diagnostic] = []
-        for number, (pid, out_fd) in enumerate(running, 1):
-            found, stand_ins = _received(pid, out_fd, number, count, fanout.adopt)
-            running[number - 1] = (-1, -1)
-            diagnostics.extend(found)
-            parts.append(stand_ins)
-    except BaseException:
-        _stop([pid for pid, _ in running if pid > 0])
-        raise
-    finally:
-        for _, out_fd in running:
-            if out_fd >= 0:
-                os.close(out_fd)
+
+    def work(part: Sequence[Key], scratch: Scratch) -> bytes:
+        start = len(result.diagnostics)
+        objects = render(result, part)
+        stand_ins = fanout.finish(result, objects, scratch)
+        return pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
+
+    parts: list[list[dict[str, Any]]] = []
+    diagnostics: list[Diagnostic] = []
+    for message, scratch in run_forked(slices(keys, count), work, "rendering"):
+        found, stand_ins = pickle.loads(message)  # noqa: S301 - our own child's bytes
+        fanout.adopt(stand_ins, scratch)
+        diagnostics.extend(found)
+        parts.append(stand_ins)
     return list(heapq.merge(*parts, key=order)), diagnostics
