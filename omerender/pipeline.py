@@ -169,7 +169,8 @@ def build(
     """``skip``: more resolved files not to read (``diff``: the other side's files a search path reaches);
     with ``fanout``, rendering may happen in worker processes (``fanout``)."""
     with collector_paused():
-        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options) | skip)
+        skip = settings_files(options) | skip
+        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, jobs=options.parse_jobs)
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths, fanout)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)

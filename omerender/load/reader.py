@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -252,17 +252,76 @@ def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -
     return obj, None
 
 
+PARSE_LEAST_BYTES = 1 << 20
+"""Inputs are parsed in worker processes (``load(jobs=N)``) from this many bytes of text on: below, forking costs
+more than it saves."""
+
+
+def _parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj], list[Diagnostic]]:
+    """The objects of one input file, and the problems of its documents."""
+    objects: list[Obj] = []
+    problems: list[Diagnostic] = []
+    try:
+        for doc in parse_bounded(source.text, budget):
+            obj, problem = to_object(source, doc, namespace)
+            if problem is not None:
+                problems.append(problem)
+            if obj is not None:
+                objects.append(obj)
+    except yaml.YAMLError as exc:
+        problems.append(_yaml_error(source.path, exc, source.text))
+    except RecursionError:
+        problems.append(Diagnostic(source.path, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH))
+    return objects, problems
+
+
+def _parsed_in_workers(
+    sources: list[Source], budget: Budget, namespace: str, count: int
+) -> list[tuple[list[Obj], list[Diagnostic]]] | None:
+    """``_parse_file`` of every source, in ``count`` forked workers (slices of the files, in order); None when the
+    run's alias budget is over, which only the files one by one say where (the caller parses them so)."""
+    import pickle
+
+    from omerender.fanout import run_forked, slices
+
+    def work(part: Sequence[Source], _scratch: object) -> bytes:
+        before = budget.alias_text
+        found = []
+        for source in part:
+            objects, problems = _parse_file(source, budget, namespace)
+            found.append(([(o.index, o.body, o.namespace, o.slim, o.marks) for o in objects], problems))
+        return pickle.dumps((found, budget.alias_text - before), pickle.HIGHEST_PROTOCOL)
+
+    parsed: list[tuple[list[Obj], list[Diagnostic]]] = []
+    alias_text = budget.alias_text
+    position = 0
+    for message, _ in run_forked(slices(sources, count), work, "parsing"):
+        found, aliased = pickle.loads(message)  # noqa: S301 - our own child's bytes
+        alias_text += aliased
+        for fields, problems in found:
+            source = sources[position]
+            position += 1
+            parsed.append(([Obj(source.path, i, body, source, ns, sl, m) for i, body, ns, sl, m in fields], problems))
+    if alias_text > budget.max_total_bytes:
+        return None
+    budget.alias_text = alias_text
+    return parsed
+
+
 def load(
     paths: list[str],
     namespace: str = "default",
     budget: Budget | None = None,
     stdin: Callable[..., bytes] = lambda: b"",
     skip: frozenset[str] = frozenset(),
+    jobs: int = 1,
 ) -> LoadResult:
     """Every input read (within the run's byte budget) before any is parsed (within its node budget).
 
     ``namespace`` is the one of namespaced objects that give none; ``budget`` is the run's (a default one if None);
-    ``skip`` holds the resolved paths of settings files (model metadata, controller config, lock), never manifests.
+    ``skip`` holds the resolved paths of settings files (model metadata, controller config, lock), never manifests;
+    ``jobs``: up to this many processes parse the files, from ``PARSE_LEAST_BYTES`` of text on (the result is the
+    same as one process's).
     """
     result = LoadResult()
     files, problems = discover(paths)
@@ -271,7 +330,7 @@ def load(
         files = [f for f in files if f == STDIN or real_paths.file(f) not in skip]
     result.diagnostics.extend(problems)
     budget = budget if budget is not None else Budget()
-    texts: list[tuple[str, str]] = []
+    sources: list[Source] = []
     for path in files:
         text, problem = _read(path, budget, stdin)
         shown = "<stdin>" if path == STDIN else path
@@ -281,24 +340,19 @@ def load(
                 return result
             continue
         assert text is not None
-        texts.append((shown, text))
-    admit(budget, [text for _, text in texts])
-    for shown, text in texts:
-        result.files.append(shown)
-        source = Source(shown, text)
-        try:
-            for doc in parse_bounded(text, budget):
-                obj, problem = to_object(source, doc, namespace)
-                if problem is not None:
-                    result.diagnostics.append(problem)
-                if obj is not None:
-                    result.objects.append(obj)
-        except yaml.YAMLError as exc:
-            result.diagnostics.append(_yaml_error(shown, exc, text))
-        except RecursionError:
-            result.diagnostics.append(
-                Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH)
-            )
+        sources.append(Source(shown, text))
+    admit(budget, [source.text for source in sources])
+    count = min(jobs, len(sources))
+    parsed = None
+    large = sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES
+    if count > 1 and large and budget.nodes_possible <= budget.max_total_nodes:  # else nodes are counted in order
+        parsed = _parsed_in_workers(sources, budget, namespace, count)
+    if parsed is None:
+        parsed = [_parse_file(source, budget, namespace) for source in sources]
+    for source, (objects, problems) in zip(sources, parsed, strict=True):
+        result.files.append(source.path)
+        result.objects.extend(objects)
+        result.diagnostics.extend(problems)
     return result
 
 
