@@ -1,4 +1,4 @@
-"""Rendering slices of the InferenceServices in forked worker processes (``build -j N``).
+"""Parsing the inputs, and rendering slices of the InferenceServices, in forked worker processes (``build -j N``).
 
 After resolve, the parent forks ``N`` workers; they share the resolved universe copy-on-write (the
 collector's objects are frozen first, so a collection never writes to their pages). Each worker renders,
@@ -7,6 +7,9 @@ the text of each object (``finish`` puts it there), then its diagnostics and one
 saying where that text is, never the objects themselves, which would cost the parent their memory again.
 The parent reads the workers' messages in slice order and merges their sorted lists, so the order is one
 process's order; the texts stay in the scratch files until the output is written (``Scratch``).
+
+Before that, a large input is parsed the same way (``parse_in_workers``): each worker parses a contiguous slice
+of the files and sends back its objects' fields and diagnostics, merged in file order.
 
 A worker that raises, exits or is killed makes the whole run fail with ``WorkerFailed`` (exit 3): no
 worker is left running, nothing is printed or written.
@@ -30,6 +33,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
+    from omerender.load.bounded import Budget
+    from omerender.load.reader import Parsed
+    from omerender.load.source import Source
     from omerender.result import BuildResult
 
 Key = tuple[str, str]
@@ -255,3 +261,42 @@ def render_in_workers(
         diagnostics.extend(found)
         parts.append(stand_ins)
     return list(heapq.merge(*parts, key=order)), diagnostics
+
+
+def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, count: int) -> list[Parsed] | None:
+    """``reader.parse_file`` of every source, in up to ``count`` workers (contiguous slices of the files, merged in
+    order), with the schema issues of each OME object as loaded (``admission.validate`` takes them as found).
+
+    Objects come back as their fields, and the parent's own sources are put back in them. None when the aliases of
+    all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
+    from omerender.admission.schema import crd_schema_issues
+    from omerender.load.obj import Obj
+    from omerender.load.reader import parse_file
+
+    def work(part: Sequence[Source], _scratch: Scratch) -> bytes:
+        before = budget.alias_text
+        found = []
+        for source in part:
+            objects, problems = parse_file(source, budget, namespace)
+            fields = [
+                (o.index, o.body, o.namespace, o.slim, o.marks, crd_schema_issues(o.body) if o.is_ome else None)
+                for o in objects
+            ]
+            found.append((fields, problems))
+        return pickle.dumps((found, budget.alias_text - before), pickle.HIGHEST_PROTOCOL)
+
+    parsed: list[Parsed] = []
+    alias_text = budget.alias_text
+    position = 0
+    for message, _ in run_forked(slices(sources, min(count, len(sources), MAX_WORKERS)), work, "parsing"):
+        found, aliased = pickle.loads(message)  # noqa: S301 - our own child's bytes
+        alias_text += aliased
+        for fields, problems in found:
+            source = sources[position]
+            position += 1
+            objects = [Obj(source.path, i, body, source, ns, sl, m, issues) for i, body, ns, sl, m, issues in fields]
+            parsed.append((objects, problems))
+    if alias_text > budget.max_total_bytes:
+        return None
+    budget.alias_text = alias_text
+    return parsed

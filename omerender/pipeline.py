@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -170,7 +171,12 @@ def build(
     with ``fanout``, rendering may happen in worker processes (``fanout``)."""
     with collector_paused():
         skip = settings_files(options) | skip
-        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, jobs=options.parse_jobs)
+        parse_many = None
+        if options.parse_jobs > 1:
+            from omerender.fanout import parse_in_workers
+
+            parse_many = functools.partial(parse_in_workers, count=options.parse_jobs)
+        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, parse_many=parse_many)
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths, fanout)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)

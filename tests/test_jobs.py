@@ -7,6 +7,7 @@ that dies or raises fails the run with exit 3 and one line, writing nothing and 
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -35,6 +36,9 @@ def _build_cases() -> list[str]:
 @pytest.mark.parametrize("jobs", ["2", "3"])
 @pytest.mark.parametrize("name", _build_cases())
 def test_golden_build_cases_are_the_same_with_workers(name: str, jobs: str, run_cli, monkeypatch) -> None:
+    from omerender.load import reader
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)  # the inputs are parsed in workers too, however small
     case = CASES / name
     args_file = case / "args"
     lines = args_file.read_text(encoding="utf-8").split("\n") if args_file.exists() else ["build", "input"]
@@ -49,6 +53,106 @@ def test_golden_build_cases_are_the_same_with_workers(name: str, jobs: str, run_
     assert (expected / "stdout").read_text(encoding="utf-8") == result.stdout, result
     assert (expected / "stderr").read_text(encoding="utf-8") == result.stderr, result
     assert (expected / "exit_code").read_text(encoding="utf-8") == f"{result.exit_code}\n", result
+
+
+def _tree_cases() -> list[str]:
+    return [
+        case.name
+        for case in sorted(CASES.iterdir())
+        if (case / "args").is_file() and (case / "args").read_text(encoding="utf-8").startswith("tree\n")
+    ]
+
+
+@pytest.mark.parametrize("name", _tree_cases())
+def test_golden_tree_cases_are_the_same_when_workers_parse(name: str, run_cli, monkeypatch) -> None:
+    from omerender.cli import build
+    from omerender.load import reader
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    monkeypatch.setattr(build, "cores", lambda: 3)  # tree parses in as many processes as there are cores
+    case = CASES / name
+    monkeypatch.chdir(case)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    result = run_cli(*[a for a in (case / "args").read_text(encoding="utf-8").split("\n") if a])
+    expected = case / "expected"
+    assert (expected / "stdout").read_text(encoding="utf-8") == result.stdout, result
+    assert (expected / "stderr").read_text(encoding="utf-8") == result.stderr, result
+    assert (expected / "exit_code").read_text(encoding="utf-8") == f"{result.exit_code}\n", result
+
+
+def _workers(count: int) -> Any:
+    from omerender.fanout import parse_in_workers
+
+    return functools.partial(parse_in_workers, count=count)
+
+
+def _fields(loaded: Any) -> tuple[list[Any], list[Any], list[str]]:
+    objects = [(o.path, o.index, o.body, o.source.text, o.namespace, o.slim, o.marks) for o in loaded.objects]
+    return objects, loaded.diagnostics, loaded.files
+
+
+def test_workers_parse_to_the_same_objects_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omerender.load import reader
+
+    files = {
+        "a.yaml": "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: a}\nspec: {}\n---\n- 1\n",
+        "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\ndata: {k: v}\n",
+        "c.yaml": "kind: [unclosed\n",
+        "d.yaml": "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: i}\nspec: {model: {name: m}}\n",
+        "e.yaml": "a: 1\na: 2\n",
+        "f.yaml": "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata:\n  name: 7\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    one = _fields(reader.load([str(tmp_path)], "ns"))
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    for jobs in (2, 3, 6, 64):
+        assert _fields(reader.load([str(tmp_path)], "ns", parse_many=_workers(jobs))) == one
+    assert len(one[0]) == 3 and len(one[1]) == 4
+
+
+def test_an_alias_budget_gone_over_across_workers_is_found_where_one_process_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omerender.load import reader
+    from omerender.load.bounded import Budget
+
+    text = (
+        "kind: ConfigMap\napiVersion: v1\nmetadata: {name: n}\ndata:\n  a: &x "
+        + "y" * 300
+        + "\n  b: [*x, *x, *x, *x]\n"
+    )
+    for index in range(4):
+        (tmp_path / f"{index}.yaml").write_text(text.replace("name: n", f"name: n{index}"))
+    one = _fields(reader.load([str(tmp_path)], budget=Budget(max_total_bytes=4000)))
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    two = _fields(reader.load([str(tmp_path)], budget=Budget(max_total_bytes=4000), parse_many=_workers(2)))
+    assert two == one
+    assert [d.path for d in one[1]] == [str(tmp_path / "3.yaml")] and "aliases" in one[1][0].message
+
+
+def test_a_failing_parse_worker_fails_the_run_with_one_line(
+    tree: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omerender.load import reader
+
+    parent = os.getpid()
+    real = reader.to_object
+
+    def to_object(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    monkeypatch.setattr(reader, "to_object", to_object)
+    got = run_cli("build", str(tree), "-j", "2")
+    assert got.exit_code == 3 and got.stdout == "", got
+    assert (
+        got.stderr
+        == "omerender: internal error: WorkerFailed: parsing worker 1 of 2 was killed by signal 9 before it finished\n"
+    )
+    assert _no_children_left()
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -253,11 +253,11 @@ def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -
 
 
 PARSE_LEAST_BYTES = 1 << 20
-"""Inputs are parsed in worker processes (``load(jobs=N)``) from this many bytes of text on: below, forking costs
-more than it saves."""
+"""Inputs are parsed by ``parse_many`` (worker processes) from this many bytes of text on: below, forking costs more
+than it saves."""
 
 
-def _parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj], list[Diagnostic]]:
+def parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj], list[Diagnostic]]:
     """The objects of one input file, and the problems of its documents."""
     objects: list[Obj] = []
     problems: list[Diagnostic] = []
@@ -275,37 +275,9 @@ def _parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Ob
     return objects, problems
 
 
-def _parsed_in_workers(
-    sources: list[Source], budget: Budget, namespace: str, count: int
-) -> list[tuple[list[Obj], list[Diagnostic]]] | None:
-    """``_parse_file`` of every source, in ``count`` forked workers (slices of the files, in order); None when the
-    run's alias budget is over, which only the files one by one say where (the caller parses them so)."""
-    import pickle
-
-    from omerender.fanout import run_forked, slices
-
-    def work(part: Sequence[Source], _scratch: object) -> bytes:
-        before = budget.alias_text
-        found = []
-        for source in part:
-            objects, problems = _parse_file(source, budget, namespace)
-            found.append(([(o.index, o.body, o.namespace, o.slim, o.marks) for o in objects], problems))
-        return pickle.dumps((found, budget.alias_text - before), pickle.HIGHEST_PROTOCOL)
-
-    parsed: list[tuple[list[Obj], list[Diagnostic]]] = []
-    alias_text = budget.alias_text
-    position = 0
-    for message, _ in run_forked(slices(sources, count), work, "parsing"):
-        found, aliased = pickle.loads(message)  # noqa: S301 - our own child's bytes
-        alias_text += aliased
-        for fields, problems in found:
-            source = sources[position]
-            position += 1
-            parsed.append(([Obj(source.path, i, body, source, ns, sl, m) for i, body, ns, sl, m in fields], problems))
-    if alias_text > budget.max_total_bytes:
-        return None
-    budget.alias_text = alias_text
-    return parsed
+Parsed = tuple[list[Obj], list[Diagnostic]]
+ParseMany = Callable[[list[Source], Budget, str], list[Parsed] | None]
+"""``parse_file`` of every source, in order, by other means (``fanout.parse_in_workers``); None: one by one."""
 
 
 def load(
@@ -314,14 +286,14 @@ def load(
     budget: Budget | None = None,
     stdin: Callable[..., bytes] = lambda: b"",
     skip: frozenset[str] = frozenset(),
-    jobs: int = 1,
+    parse_many: ParseMany | None = None,
 ) -> LoadResult:
     """Every input read (within the run's byte budget) before any is parsed (within its node budget).
 
     ``namespace`` is the one of namespaced objects that give none; ``budget`` is the run's (a default one if None);
     ``skip`` holds the resolved paths of settings files (model metadata, controller config, lock), never manifests;
-    ``jobs``: up to this many processes parse the files, from ``PARSE_LEAST_BYTES`` of text on (the result is the
-    same as one process's).
+    ``parse_many`` parses the files instead, from ``PARSE_LEAST_BYTES`` of text on, unless the node budget needs
+    counting (in file order); its result is the one of parsing them one by one.
     """
     result = LoadResult()
     files, problems = discover(paths)
@@ -342,13 +314,12 @@ def load(
         assert text is not None
         sources.append(Source(shown, text))
     admit(budget, [source.text for source in sources])
-    count = min(jobs, len(sources))
     parsed = None
     large = sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES
-    if count > 1 and large and budget.nodes_possible <= budget.max_total_nodes:  # else nodes are counted in order
-        parsed = _parsed_in_workers(sources, budget, namespace, count)
+    if parse_many is not None and len(sources) > 1 and large and budget.nodes_possible <= budget.max_total_nodes:
+        parsed = parse_many(sources, budget, namespace)
     if parsed is None:
-        parsed = [_parse_file(source, budget, namespace) for source in sources]
+        parsed = [parse_file(source, budget, namespace) for source in sources]
     for source, (objects, problems) in zip(sources, parsed, strict=True):
         result.files.append(source.path)
         result.objects.extend(objects)
