@@ -1,11 +1,15 @@
-"""Rendering slices of the InferenceServices in forked worker processes (``build -j N``).
+"""Parsing the inputs, and rendering slices of the InferenceServices, in forked worker processes (``build -j N``).
 
 After resolve, the parent forks ``N`` workers; they share the resolved universe copy-on-write (the
 collector's objects are frozen first, so a collection never writes to their pages). Each worker renders,
-checks and formats a contiguous slice of the sorted InferenceServices and sends back, through a file in
-memory (``memfd``), its diagnostics and one small stand-in per object carrying the object's text (``finish``
-makes them): never the objects themselves, which would cost the parent their memory again. The parent
-reads the workers in slice order and merges their sorted lists, so the order is one process's order.
+checks and formats a contiguous slice of the sorted InferenceServices into its scratch file (a ``memfd``):
+the text of each object (``finish`` puts it there), then its diagnostics and one small stand-in per object
+saying where that text is, never the objects themselves, which would cost the parent their memory again.
+The parent reads the workers' messages in slice order and merges their sorted lists, so the order is one
+process's order; the texts stay in the scratch files until the output is written (``Scratch``).
+
+Before that, a large input is parsed the same way (``parse_in_workers``): each worker parses a contiguous slice
+of the files and sends back its objects' fields and diagnostics, merged in file order.
 
 A worker that raises, exits or is killed makes the whole run fail with ``WorkerFailed`` (exit 3): no
 worker is left running, nothing is printed or written.
@@ -14,31 +18,43 @@ worker is left running, nothing is printed or written.
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import gc
 import heapq
 import os
 import pickle
 import signal
 import struct
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
+    from omerender.load.bounded import Budget
+    from omerender.load.reader import Parsed
+    from omerender.load.source import Source
     from omerender.result import BuildResult
 
 Key = tuple[str, str]
+Part = TypeVar("Part")
 Render = Callable[["BuildResult", Sequence[Key]], list[dict[str, Any]]]
 """Renders the InferenceServices of a slice (their diagnostics go to the result), objects in output order."""
-Finish = Callable[["BuildResult", list[dict[str, Any]]], list[dict[str, Any]]]
-"""In a worker: the stand-ins (with their text) sent back for the slice's objects, in the same order."""
+Finish = Callable[["BuildResult", list[dict[str, Any]], "Scratch"], list[dict[str, Any]]]
+"""In a worker: the stand-ins sent back for the slice's objects, in the same order, their text put into the
+worker's scratch file."""
+Adopt = Callable[[list[dict[str, Any]], "Scratch"], None]
+"""In the parent: the stand-ins a worker sent back are told the scratch file their text is in."""
 AUTO_LEAST = 1000
 """Without ``-j``, workers are forked from this many InferenceServices on: fewer do not pay (bench/README.md)."""
 MAX_WORKERS = 64
 """At most this many workers, whatever ``-j`` asks (a settings file in a pull request may ask for 100,000)."""
-_HEADER = struct.Struct("<Q")
-_READ = 1 << 20
+_TRAILER = struct.Struct("<QQ")
+"""Ends a worker's scratch file: where its message (diagnostics and stand-ins, pickled) starts, and its length."""
+_FLUSH = 1 << 20
+_READ = 1 << 26
 
 
 class WorkerFailed(RuntimeError):
@@ -47,12 +63,13 @@ class WorkerFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class Fanout:
-    """How many workers at most (``jobs``), from how many InferenceServices on (``least``), and what each
-    worker sends back (``finish``)."""
+    """How many workers at most (``jobs``), from how many InferenceServices on (``least``), what each
+    worker sends back (``finish``) and how the parent takes it (``adopt``)."""
 
     jobs: int
     least: int
     finish: Finish
+    adopt: Adopt
 
     def workers(self, isvcs: int) -> int:
         """How many processes render ``isvcs`` InferenceServices: 1 means in this process, as always."""
@@ -61,7 +78,7 @@ class Fanout:
         return min(self.jobs, isvcs, MAX_WORKERS)
 
 
-def slices(keys: Sequence[Key], count: int) -> list[Sequence[Key]]:
+def slices(keys: Sequence[Part], count: int) -> list[Sequence[Part]]:
     """``keys`` in ``count`` contiguous slices whose sizes differ by at most one."""
     size, extra = divmod(len(keys), count)
     out, start = [], 0
@@ -72,23 +89,68 @@ def slices(keys: Sequence[Key], count: int) -> list[Sequence[Key]]:
     return out
 
 
-def _work(result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> bytes:
-    start = len(result.diagnostics)
-    objects = render(result, keys)
-    stand_ins = finish(result, objects)
-    return pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
+def _read(fd: int, offset: int, length: int) -> bytes:
+    chunks: list[bytes] = []
+    while length > 0:
+        chunk = os.pread(fd, min(length, _READ), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)
 
 
-def _child(out_fd: int, result: BuildResult, keys: Sequence[Key], render: Render, finish: Finish) -> None:
-    """The worker's whole life: never returns, never runs the parent's exit handlers or flushes its buffers."""
+class Scratch:
+    """A worker's scratch file (``memfd``): the worker appends its objects' texts to it (``put``), then its
+    message; the parent keeps it open and reads each text back by its span (``read``) when it writes the
+    output, so the texts never sit in the parent's memory all at once. Closed once nothing refers to it."""
+
+    def __init__(self, fd: int, size: int = 0) -> None:
+        self.fd = fd
+        self.size = size
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+        weakref.finalize(self, os.close, fd)
+
+    def put(self, data: bytes) -> int:
+        """Append ``data`` (buffered); where it starts."""
+        offset = self.size
+        self._pending.append(data)
+        self.size += len(data)
+        self._pending_size += len(data)
+        if self._pending_size >= _FLUSH:
+            self.flush()
+        return offset
+
+    def flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending, self._pending_size = [], 0
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view) :]
+
+    def read(self, offset: int, length: int) -> bytes:
+        """The ``length`` bytes at ``offset``."""
+        data = _read(self.fd, offset, length)
+        if len(data) != length:
+            raise OSError(errno.EIO, "a worker's scratch file is shorter than it said")
+        return data
+
+
+def _child(out_fd: int, job: Callable[[Scratch], bytes]) -> None:
+    """The worker's whole life: ``job``'s message after what it put into its scratch file, then a trailer that
+    says where the message is. Never returns, never runs the parent's exit handlers or flushes its buffers."""
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends the worker; the parent reports it
         gc.disable()
-        data = _work(result, keys, render, finish)
-        view = memoryview(_HEADER.pack(len(data)) + data)
-        while view:
-            view = view[os.write(out_fd, view) :]
+        scratch = Scratch(out_fd)
+        message = job(scratch)
+        at = scratch.put(message)
+        scratch.put(_TRAILER.pack(at, len(message)))
+        scratch.flush()
         code = 0
     except BaseException:  # noqa: BLE001, S110 - the parent sees the missing message and the exit status
         pass
@@ -111,32 +173,22 @@ def _scratch() -> int:
     return fd
 
 
-def _read_all(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    chunks: list[bytes] = []
-    offset = 0
-    while offset < size:
-        chunk = os.pread(fd, min(size - offset, 1 << 26), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
-
-
 def _how(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"was killed by signal {os.WTERMSIG(status)}"
     return f"exited with status {os.waitstatus_to_exitcode(status)}"
 
 
-def _received(pid: int, fd: int, number: int, count: int) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
-    _, status = os.waitpid(pid, 0)
-    data = _read_all(fd) if status == 0 else b""
-    if status != 0 or len(data) < _HEADER.size or _HEADER.unpack_from(data)[0] != len(data) - _HEADER.size:
-        raise WorkerFailed(f"rendering worker {number} of {count} {_how(status)} before it finished")
-    diagnostics, stand_ins = pickle.loads(memoryview(data)[_HEADER.size :])  # noqa: S301 - our own child's bytes
-    return diagnostics, stand_ins
+def _message(fd: int) -> tuple[int, bytes] | None:
+    """Where a worker's message starts in its scratch file, and the message; None when it is not whole."""
+    size = os.fstat(fd).st_size
+    if size < _TRAILER.size:
+        return None
+    at, length = _TRAILER.unpack(os.pread(fd, _TRAILER.size, size - _TRAILER.size))
+    if at + length + _TRAILER.size != size:
+        return None
+    message = _read(fd, at, length)
+    return (at, message) if len(message) == length else None
 
 
 def _stop(pids: list[int]) -> None:
@@ -149,32 +201,102 @@ def _stop(pids: list[int]) -> None:
             os.waitpid(pid, 0)
 
 
-def render_in_workers(
-    result: BuildResult, keys: Sequence[Key], count: int, render: Render, finish: Finish, order: Callable[[Any], Any]
-) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
-    """The stand-ins of every object of ``keys`` in ``order`` (stable: slice order breaks ties, as one sorted
-    list would), and the diagnostics the workers found."""
-    gc.freeze()  # the universe's objects leave the collector: no worker writes their pages to collect
-    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, the file it writes into)
+def run_forked(parts: Sequence[Part], work: Callable[[Part, Scratch], bytes], what: str) -> list[tuple[bytes, Scratch]]:
+    """``work`` of each part in a forked worker process: the message it returned, and its scratch file holding
+    what it put there (the parent's now, closed when nothing refers to it). ``WorkerFailed`` (naming ``what``
+    the workers do) when one raised, exited or was killed: then none is left running."""
+    gc.freeze()  # the parent's objects leave the collector: no worker writes their pages to collect
+    running: list[tuple[int, int]] = []  # (pid or -1 once reaped, its scratch file or -1 once handed on)
     try:
-        for part in slices(keys, count):
+        for part in parts:
             out_fd = _scratch()
             running.append((-1, out_fd))
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child ends in os._exit
-                _child(out_fd, result, part, render, finish)
+                _child(out_fd, functools.partial(work, part))
             running[-1] = (pid, out_fd)
-        parts: list[list[dict[str, Any]]] = []
-        diagnostics: list[Diagnostic] = []
+        done: list[tuple[bytes, Scratch]] = []
         for number, (pid, out_fd) in enumerate(running, 1):
-            found, stand_ins = _received(pid, out_fd, number, count)
+            _, status = os.waitpid(pid, 0)
             running[number - 1] = (-1, out_fd)
-            diagnostics.extend(found)
-            parts.append(stand_ins)
+            found = _message(out_fd) if status == 0 else None
+            if found is None:
+                raise WorkerFailed(f"{what} worker {number} of {len(parts)} {_how(status)} before it finished")
+            at, message = found
+            os.ftruncate(out_fd, at)  # what the worker put stays; the message's pages are given back
+            done.append((message, Scratch(out_fd, at)))
+            running[number - 1] = (-1, -1)
     except BaseException:
         _stop([pid for pid, _ in running if pid > 0])
         raise
     finally:
         for _, out_fd in running:
-            os.close(out_fd)
+            if out_fd >= 0:
+                os.close(out_fd)
+    return done
+
+
+def render_in_workers(
+    result: BuildResult,
+    keys: Sequence[Key],
+    count: int,
+    render: Render,
+    fanout: Fanout,
+    order: Callable[[Any], Any],
+) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
+    """The stand-ins of every object of ``keys`` in ``order`` (stable: slice order breaks ties, as one sorted
+    list would), and the diagnostics the workers found."""
+
+    def work(part: Sequence[Key], scratch: Scratch) -> bytes:
+        start = len(result.diagnostics)
+        objects = render(result, part)
+        stand_ins = fanout.finish(result, objects, scratch)
+        return pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
+
+    parts: list[list[dict[str, Any]]] = []
+    diagnostics: list[Diagnostic] = []
+    for message, scratch in run_forked(slices(keys, count), work, "rendering"):
+        found, stand_ins = pickle.loads(message)  # noqa: S301 - our own child's bytes
+        fanout.adopt(stand_ins, scratch)
+        diagnostics.extend(found)
+        parts.append(stand_ins)
     return list(heapq.merge(*parts, key=order)), diagnostics
+
+
+def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, count: int) -> list[Parsed] | None:
+    """``reader.parse_file`` of every source, in up to ``count`` workers (contiguous slices of the files, merged in
+    order), with the schema issues of each OME object as loaded (``admission.validate`` takes them as found).
+
+    Objects come back as their fields, and the parent's own sources are put back in them. None when the aliases of
+    all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
+    from omerender.admission.schema import crd_schema_issues
+    from omerender.load.obj import Obj
+    from omerender.load.reader import parse_file
+
+    def work(part: Sequence[Source], _scratch: Scratch) -> bytes:
+        before = budget.alias_text
+        found = []
+        for source in part:
+            objects, problems = parse_file(source, budget, namespace)
+            fields = [
+                (o.index, o.body, o.namespace, o.slim, o.marks, crd_schema_issues(o.body) if o.is_ome else None)
+                for o in objects
+            ]
+            found.append((fields, problems))
+        return pickle.dumps((found, budget.alias_text - before), pickle.HIGHEST_PROTOCOL)
+
+    parsed: list[Parsed] = []
+    alias_text = budget.alias_text
+    position = 0
+    for message, _ in run_forked(slices(sources, min(count, len(sources), MAX_WORKERS)), work, "parsing"):
+        found, aliased = pickle.loads(message)  # noqa: S301 - our own child's bytes
+        alias_text += aliased
+        for fields, problems in found:
+            source = sources[position]
+            position += 1
+            objects = [Obj(source.path, i, body, source, ns, sl, m, issues) for i, body, ns, sl, m, issues in fields]
+            parsed.append((objects, problems))
+    if alias_text > budget.max_total_bytes:
+        return None
+    budget.alias_text = alias_text
+    return parsed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -169,7 +170,13 @@ def build(
     """``skip``: more resolved files not to read (``diff``: the other side's files a search path reaches);
     with ``fanout``, rendering may happen in worker processes (``fanout``)."""
     with collector_paused():
-        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options) | skip)
+        skip = settings_files(options) | skip
+        parse_many = None
+        if options.parse_jobs > 1:
+            from omerender.fanout import parse_in_workers
+
+            parse_many = functools.partial(parse_in_workers, count=options.parse_jobs)
+        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, parse_many=parse_many)
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths, fanout)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
@@ -288,7 +295,7 @@ def build_objects(
         def render(part: BuildResult, chosen: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
             return render_slice(part, chosen, options.kube_version)
 
-        result.objects, found = render_in_workers(result, keys, count, render, fanout.finish, object_order)
+        result.objects, found = render_in_workers(result, keys, count, render, fanout, object_order)
         result.diagnostics.extend(found)
     result.diagnostics = sorted_unique(result.diagnostics)
     return result

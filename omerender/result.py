@@ -37,6 +37,7 @@ class BuildOptions:
     controller_config: str | None = None  # --controller-config: a file holding the inferenceservice-config ConfigMap
     fail_empty_input: bool = False  # an input PATH holding no OME object is an error, not a warning
     budget: Budget | None = None  # what the run may read in all (load.bounded); made on first use
+    parse_jobs: int = 1  # processes that may parse the inputs (load.reader.PARSE_LEAST_BYTES says from when)
 
     def run_budget(self) -> Budget:
         if self.budget is None:

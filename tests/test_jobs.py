@@ -7,6 +7,7 @@ that dies or raises fails the run with exit 3 and one line, writing nothing and 
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -35,6 +36,9 @@ def _build_cases() -> list[str]:
 @pytest.mark.parametrize("jobs", ["2", "3"])
 @pytest.mark.parametrize("name", _build_cases())
 def test_golden_build_cases_are_the_same_with_workers(name: str, jobs: str, run_cli, monkeypatch) -> None:
+    from omerender.load import reader
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)  # the inputs are parsed in workers too, however small
     case = CASES / name
     args_file = case / "args"
     lines = args_file.read_text(encoding="utf-8").split("\n") if args_file.exists() else ["build", "input"]
@@ -49,6 +53,106 @@ def test_golden_build_cases_are_the_same_with_workers(name: str, jobs: str, run_
     assert (expected / "stdout").read_text(encoding="utf-8") == result.stdout, result
     assert (expected / "stderr").read_text(encoding="utf-8") == result.stderr, result
     assert (expected / "exit_code").read_text(encoding="utf-8") == f"{result.exit_code}\n", result
+
+
+def _tree_cases() -> list[str]:
+    return [
+        case.name
+        for case in sorted(CASES.iterdir())
+        if (case / "args").is_file() and (case / "args").read_text(encoding="utf-8").startswith("tree\n")
+    ]
+
+
+@pytest.mark.parametrize("name", _tree_cases())
+def test_golden_tree_cases_are_the_same_when_workers_parse(name: str, run_cli, monkeypatch) -> None:
+    from omerender.cli import build
+    from omerender.load import reader
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    monkeypatch.setattr(build, "cores", lambda: 3)  # tree parses in as many processes as there are cores
+    case = CASES / name
+    monkeypatch.chdir(case)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    result = run_cli(*[a for a in (case / "args").read_text(encoding="utf-8").split("\n") if a])
+    expected = case / "expected"
+    assert (expected / "stdout").read_text(encoding="utf-8") == result.stdout, result
+    assert (expected / "stderr").read_text(encoding="utf-8") == result.stderr, result
+    assert (expected / "exit_code").read_text(encoding="utf-8") == f"{result.exit_code}\n", result
+
+
+def _workers(count: int) -> Any:
+    from omerender.fanout import parse_in_workers
+
+    return functools.partial(parse_in_workers, count=count)
+
+
+def _fields(loaded: Any) -> tuple[list[Any], list[Any], list[str]]:
+    objects = [(o.path, o.index, o.body, o.source.text, o.namespace, o.slim, o.marks) for o in loaded.objects]
+    return objects, loaded.diagnostics, loaded.files
+
+
+def test_workers_parse_to_the_same_objects_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omerender.load import reader
+
+    files = {
+        "a.yaml": "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata: {name: a}\nspec: {}\n---\n- 1\n",
+        "b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\ndata: {k: v}\n",
+        "c.yaml": "kind: [unclosed\n",
+        "d.yaml": "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: i}\nspec: {model: {name: m}}\n",
+        "e.yaml": "a: 1\na: 2\n",
+        "f.yaml": "apiVersion: ome.io/v1beta1\nkind: BaseModel\nmetadata:\n  name: 7\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    one = _fields(reader.load([str(tmp_path)], "ns"))
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    for jobs in (2, 3, 6, 64):
+        assert _fields(reader.load([str(tmp_path)], "ns", parse_many=_workers(jobs))) == one
+    assert len(one[0]) == 3 and len(one[1]) == 4
+
+
+def test_an_alias_budget_gone_over_across_workers_is_found_where_one_process_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omerender.load import reader
+    from omerender.load.bounded import Budget
+
+    text = (
+        "kind: ConfigMap\napiVersion: v1\nmetadata: {name: n}\ndata:\n  a: &x "
+        + "y" * 300
+        + "\n  b: [*x, *x, *x, *x]\n"
+    )
+    for index in range(4):
+        (tmp_path / f"{index}.yaml").write_text(text.replace("name: n", f"name: n{index}"))
+    one = _fields(reader.load([str(tmp_path)], budget=Budget(max_total_bytes=4000)))
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    two = _fields(reader.load([str(tmp_path)], budget=Budget(max_total_bytes=4000), parse_many=_workers(2)))
+    assert two == one
+    assert [d.path for d in one[1]] == [str(tmp_path / "3.yaml")] and "aliases" in one[1][0].message
+
+
+def test_a_failing_parse_worker_fails_the_run_with_one_line(
+    tree: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omerender.load import reader
+
+    parent = os.getpid()
+    real = reader.to_object
+
+    def to_object(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    monkeypatch.setattr(reader, "to_object", to_object)
+    got = run_cli("build", str(tree), "-j", "2")
+    assert got.exit_code == 3 and got.stdout == "", got
+    assert (
+        got.stderr
+        == "omerender: internal error: WorkerFailed: parsing worker 1 of 2 was killed by signal 9 before it finished\n"
+    )
+    assert _no_children_left()
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +257,10 @@ def test_a_failing_worker_fails_the_run_with_one_line(
 
 
 def test_workers_only_for_enough_inferenceservices() -> None:
-    fanout = Fanout(4, 1000, lambda result, bodies: bodies)
+    fanout = Fanout(4, 1000, lambda result, bodies, texts: bodies, lambda stand_ins, texts: None)
     assert [fanout.workers(n) for n in (0, 1, 999, 1000, 5000)] == [1, 1, 1, 4, 4]
-    assert [Fanout(3, 2, fanout.finish).workers(n) for n in (1, 2, 3, 9)] == [1, 2, 3, 3]
-    assert Fanout(1, 0, fanout.finish).workers(100) == 1
+    assert [Fanout(3, 2, fanout.finish, fanout.adopt).workers(n) for n in (1, 2, 3, 9)] == [1, 2, 3, 3]
+    assert Fanout(1, 0, fanout.finish, fanout.adopt).workers(100) == 1
 
 
 def test_slices_are_contiguous_and_even() -> None:
@@ -184,9 +288,25 @@ def test_jobs_is_read_from_the_environment_and_the_settings_file(tmp_path: Path,
 def test_workers_are_capped_whatever_jobs_asks() -> None:
     from omerender.fanout import MAX_WORKERS, Fanout
 
-    def finish(_result: object, bodies: list[dict[str, object]]) -> list[dict[str, object]]:
+    def finish(_result: object, bodies: list[dict[str, object]], _texts: object) -> list[dict[str, object]]:
         return bodies
 
-    assert Fanout(100_000, 2, finish).workers(10_000) == MAX_WORKERS == 64
-    assert Fanout(3, 2, finish).workers(10_000) == 3
-    assert Fanout(100_000, 2, finish).workers(5) == 5
+    def adopt(_stand_ins: object, _texts: object) -> None:
+        return None
+
+    assert Fanout(100_000, 2, finish, adopt).workers(10_000) == MAX_WORKERS == 64
+    assert Fanout(3, 2, finish, adopt).workers(10_000) == 3
+    assert Fanout(100_000, 2, finish, adopt).workers(5) == 5
+
+
+def test_a_scratch_file_gives_back_what_was_put_by_its_span_and_refuses_to_read_past_its_end() -> None:
+    from omerender.fanout import Scratch, _scratch
+
+    texts = Scratch(_scratch())
+    big = b"x" * (3 << 20)  # more than one flush
+    spans = [(texts.put(data), len(data)) for data in (b"kind: A\n", "name: \u00e9\n".encode(), big, b"")]
+    texts.flush()
+    assert [texts.read(*span) for span in spans] == [b"kind: A\n", "name: \u00e9\n".encode(), big, b""]
+    assert texts.size == sum(length for _, length in spans)
+    with pytest.raises(OSError, match="shorter than it said"):
+        texts.read(texts.size - 1, 2)

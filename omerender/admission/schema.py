@@ -42,13 +42,27 @@ def _canonical(value: Any) -> str:
         return repr(value)
 
 
+_SCALARS = (str, int, bool, type(None))  # not float: NaN is unequal to itself, -0.0 equal to 0.0, not so in JSON
+
+
+def _identity(value: Any) -> Any:
+    """What tells list-map keys and set items apart as their canonical JSON texts do, made faster for text,
+    integers, booleans and null (each with its type: ``1``, ``true`` and ``"1"`` differ in JSON, ``1 == True``)."""
+    if isinstance(value, dict):
+        if all(type(v) in _SCALARS for v in value.values()):
+            return tuple(sorted((k, type(v), v) for k, v in value.items()))
+    elif type(value) in _SCALARS:
+        return (type(value), value)
+    return _canonical(value)
+
+
 def _duplicates(list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterator[tuple[int, str]]:
     """(index, canonical text) of each list-map key or set item already seen earlier in ``instance``."""
     if list_type not in ("map", "set") or not isinstance(instance, list):
         return
     keys = schema.get("x-kubernetes-list-map-keys", [])
     defaults = schema.get("x-omerender-list-map-key-defaults", {})
-    seen: set[str] = set()
+    seen: set[Any] = set()
     for index, item in enumerate(instance):
         if list_type == "map":
             if not isinstance(item, dict):
@@ -58,10 +72,10 @@ def _duplicates(list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterat
                 continue
         else:
             ident = item
-        text = _canonical(ident)
-        if text in seen:
-            yield index, text
-        seen.add(text)
+        found = _identity(ident)
+        if found in seen:
+            yield index, _canonical(ident)
+        seen.add(found)
 
 
 def _list_type(validator: Any, list_type: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:

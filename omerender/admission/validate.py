@@ -152,7 +152,7 @@ def check_inputs(objects: Iterable[Obj], *, mode: ValidationMode = ValidationMod
         if not obj.is_ome:
             kept.append(obj)
             continue
-        issues = crd_schema_issues(obj.body)
+        issues = obj.schema_issues if obj.schema_issues is not None else crd_schema_issues(obj.body)
         found = (
             [
                 issue_diagnostic(obj, issue, strict)

@@ -68,18 +68,23 @@ def build(paths: tuple[str, ...], settings: Settings) -> None:
     render(paths, settings, resolve_kube_version(settings.kube_version))
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity; a cgroup quota is not seen)."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _fanout(settings: Settings, paths: tuple[str, ...]) -> Fanout | None:
     """The workers ``-j/--jobs`` asks for (None: this process): without it, one per core available, for a
     build of at least ``fanout.AUTO_LEAST`` InferenceServices."""
-    import os
-
     from omerender.fanout import AUTO_LEAST
     from omerender.output.delivery import fanout
 
     if settings.jobs is not None:
         return fanout(settings, paths, settings.jobs, 2) if settings.jobs > 1 else None
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return fanout(settings, paths, cores, AUTO_LEAST) if cores > 1 else None
+    available = cores()
+    return fanout(settings, paths, available, AUTO_LEAST) if available > 1 else None
 
 
 def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
@@ -96,7 +101,8 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
     from omerender.output.emit import cluster_selects
 
     lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
-    options = options_from(settings, kube_version=kube, lock_file=lock)
+    jobs = settings.jobs if settings.jobs is not None else cores()
+    options = options_from(settings, kube_version=kube, lock_file=lock, parse_jobs=jobs)
     fanout = _fanout(settings, paths)
     result = run_build([*paths, *settings.search_path], options, stdin, fanout=fanout)
     keep_to_exit(result)

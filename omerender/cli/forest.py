@@ -48,6 +48,7 @@ def _forest(
 ) -> tuple[Forest, bool]:
     """Build (without the Kubernetes schema check: the forest's shape does not depend on it), report the
     diagnostics, and return the forest to show and whether anything is broken."""
+    from omerender.cli.build import cores
     from omerender.forest.model import forest
     from omerender.forest.select import (
         chain,
@@ -66,7 +67,8 @@ def _forest(
         raise click.UsageError("give --runtime or --isvc, not both")
     namespace = settings.namespace
     lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
-    result = build([*paths, *settings.search_path], options_from(settings, kube_version=None, lock_file=lock), stdin)
+    options = options_from(settings, kube_version=None, lock_file=lock, parse_jobs=cores())
+    result = build([*paths, *settings.search_path], options, stdin)
     report_settings(result.diagnostics, settings, result)
     whole = forest(result)
     shown = whole

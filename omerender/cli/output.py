@@ -18,27 +18,29 @@ if TYPE_CHECKING:
     from omerender.result import BuildResult
     from omerender.settings import Settings
 
-CHUNK_CHARS = 1 << 20
+CHUNK_BYTES = 1 << 20
 
 
-def echo_pieces(pieces: Iterable[str]) -> None:
-    """``pieces`` on stdout, joined into chunks of about CHUNK_CHARS characters as they are produced.
+def echo_pieces(pieces: Iterable[str | bytes]) -> None:
+    """``pieces`` on stdout as UTF-8, joined into chunks of about CHUNK_BYTES bytes as they are produced (a
+    worker's text comes as bytes, read from its scratch file, and is written as it is).
 
     Called only once every check has passed, so nothing is written for a build that fails.
     """
     from omerender.pipeline import collector_paused
 
-    pending: list[str] = []
+    pending: list[bytes] = []
     size = 0
     with collector_paused():  # writing makes millions of short-lived strings and no cycles
-        for text in pieces:
-            pending.append(text)
-            size += len(text)
-            if size >= CHUNK_CHARS:
-                click.echo("".join(pending), nl=False)
+        for piece in pieces:
+            data = piece.encode("utf-8") if isinstance(piece, str) else piece
+            pending.append(data)
+            size += len(data)
+            if size >= CHUNK_BYTES:
+                click.echo(b"".join(pending), nl=False)
                 pending, size = [], 0
         if pending:
-            click.echo("".join(pending), nl=False)
+            click.echo(b"".join(pending), nl=False)
 
 
 def deliver(selection: Selection, result: BuildResult, settings: Settings, ctx: click.Context) -> None:

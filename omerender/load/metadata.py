@@ -152,6 +152,7 @@ def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -
         if key is None:
             continue
         used.add(key)
+        obj.schema_issues = None  # checked as loaded: the body changes now
         if not isinstance(obj.body.get("spec"), dict):
             obj.body["spec"] = {}
         spec = obj.body["spec"]

@@ -63,6 +63,7 @@ class Obj:
     namespace: str = ""
     slim: bool = False  # positions only within apiVersion, kind and metadata (an object not OME's)
     marks: tuple[int, ...] | None = None  # prelocate(): the frequent positions of an InferenceService or runtime
+    schema_issues: list[Any] | None = None  # admission's crd_schema_issues(body), found by a parsing worker, or None
 
     @property
     def node(self) -> yaml.Node | None:

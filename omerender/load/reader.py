@@ -252,17 +252,48 @@ def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -
     return obj, None
 
 
+PARSE_LEAST_BYTES = 1 << 20
+"""Inputs are parsed by ``parse_many`` (worker processes) from this many bytes of text on: below, forking costs more
+than it saves."""
+
+
+def parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj], list[Diagnostic]]:
+    """The objects of one input file, and the problems of its documents."""
+    objects: list[Obj] = []
+    problems: list[Diagnostic] = []
+    try:
+        for doc in parse_bounded(source.text, budget):
+            obj, problem = to_object(source, doc, namespace)
+            if problem is not None:
+                problems.append(problem)
+            if obj is not None:
+                objects.append(obj)
+    except yaml.YAMLError as exc:
+        problems.append(_yaml_error(source.path, exc, source.text))
+    except RecursionError:
+        problems.append(Diagnostic(source.path, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH))
+    return objects, problems
+
+
+Parsed = tuple[list[Obj], list[Diagnostic]]
+ParseMany = Callable[[list[Source], Budget, str], list[Parsed] | None]
+"""``parse_file`` of every source, in order, by other means (``fanout.parse_in_workers``); None: one by one."""
+
+
 def load(
     paths: list[str],
     namespace: str = "default",
     budget: Budget | None = None,
     stdin: Callable[..., bytes] = lambda: b"",
     skip: frozenset[str] = frozenset(),
+    parse_many: ParseMany | None = None,
 ) -> LoadResult:
     """Every input read (within the run's byte budget) before any is parsed (within its node budget).
 
     ``namespace`` is the one of namespaced objects that give none; ``budget`` is the run's (a default one if None);
-    ``skip`` holds the resolved paths of settings files (model metadata, controller config, lock), never manifests.
+    ``skip`` holds the resolved paths of settings files (model metadata, controller config, lock), never manifests;
+    ``parse_many`` parses the files instead, from ``PARSE_LEAST_BYTES`` of text on, unless the node budget needs
+    counting (in file order); its result is the one of parsing them one by one.
     """
     result = LoadResult()
     files, problems = discover(paths)
@@ -271,7 +302,7 @@ def load(
         files = [f for f in files if f == STDIN or real_paths.file(f) not in skip]
     result.diagnostics.extend(problems)
     budget = budget if budget is not None else Budget()
-    texts: list[tuple[str, str]] = []
+    sources: list[Source] = []
     for path in files:
         text, problem = _read(path, budget, stdin)
         shown = "<stdin>" if path == STDIN else path
@@ -281,24 +312,18 @@ def load(
                 return result
             continue
         assert text is not None
-        texts.append((shown, text))
-    admit(budget, [text for _, text in texts])
-    for shown, text in texts:
-        result.files.append(shown)
-        source = Source(shown, text)
-        try:
-            for doc in parse_bounded(text, budget):
-                obj, problem = to_object(source, doc, namespace)
-                if problem is not None:
-                    result.diagnostics.append(problem)
-                if obj is not None:
-                    result.objects.append(obj)
-        except yaml.YAMLError as exc:
-            result.diagnostics.append(_yaml_error(shown, exc, text))
-        except RecursionError:
-            result.diagnostics.append(
-                Diagnostic(shown, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH)
-            )
+        sources.append(Source(shown, text))
+    admit(budget, [source.text for source in sources])
+    parsed = None
+    large = sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES
+    if parse_many is not None and len(sources) > 1 and large and budget.nodes_possible <= budget.max_total_nodes:
+        parsed = parse_many(sources, budget, namespace)
+    if parsed is None:
+        parsed = [parse_file(source, budget, namespace) for source in sources]
+    for source, (objects, problems) in zip(sources, parsed, strict=True):
+        result.files.append(source.path)
+        result.objects.extend(objects)
+        result.diagnostics.extend(problems)
     return result
 
 
@@ -314,7 +339,7 @@ def empty_inputs(
     otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD). A PATH
     with a file that could not be read has its error already, and is not called empty."""
     found: list[Diagnostic] = []
-    held = [o.path for o in objects if o.is_ome or _other_ome(o)] + [d.path for d in problems if d.severity == ERROR]
+    held = {o.path for o in objects if o.is_ome or _other_ome(o)} | {d.path for d in problems if d.severity == ERROR}
     real: set[str] | None = None
     for given in dict.fromkeys(paths):
         if given == STDIN:
@@ -323,7 +348,7 @@ def empty_inputs(
             shown, root = _display(Path(given)), os.path.realpath(given)
             if real is None:  # each file once: a folder's may be named from another PATH that reaches them too
                 real_paths = _RealPaths()
-                real = {_located(p, real_paths) for p in set(held) if p != "<stdin>"}
+                real = {_located(p, real_paths) for p in held if p != "<stdin>"}
             has = any(is_within(p, root) for p in real)
         elif os.path.exists(given):
             shown = _display(Path(given))

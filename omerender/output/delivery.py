@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from omerender.settings import Settings
 
 if TYPE_CHECKING:
-    from omerender.fanout import Fanout
+    from omerender.fanout import Fanout, Scratch
     from omerender.output.emit import EmitOptions, Selection
     from omerender.result import BuildResult
 
@@ -79,13 +79,14 @@ def fanout(settings: Settings, paths: tuple[str, ...], jobs: int, least: int) ->
     run prints of its objects (``emit.rendered_by_worker``)."""
     from omerender.fanout import Fanout
     from omerender.output.emit import rendered_by_worker
+    from omerender.output.prerendered import adopt
 
     options, shape = emit_options(settings, paths), text_shape(settings)
 
-    def finish(result: BuildResult, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return rendered_by_worker(result, bodies, options, shape)
+    def finish(result: BuildResult, bodies: list[dict[str, Any]], texts: Scratch) -> list[dict[str, Any]]:
+        return rendered_by_worker(result, bodies, options, shape, texts)
 
-    return Fanout(jobs, least, finish)
+    return Fanout(jobs, least, finish, adopt)
 
 
 def emitted(result: BuildResult, settings: Settings, paths: tuple[str, ...] = ()) -> Selection:
@@ -122,6 +123,10 @@ def _listed(head: str, changed: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _decoded(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8")
+
+
 def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
     """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
     from omerender.load.yamlio import dump_one
@@ -134,13 +139,13 @@ def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verd
     rels = list(selection.files)
     # one writer for every file (each scalar and key formatted once for all; workers wrote their own), read
     # lazily: each file is written while the next ones are formatted
-    texts: Iterable[str] = each_text(list(selection.files.values()))
+    texts: Iterable[str | bytes] = each_text(list(selection.files.values()))
     extra = [(KUSTOMIZATION, dump_one(kustomization(rels)))] if settings.kustomization else []
     names = rels + [rel for rel, _ in extra]
     if not (settings.check or settings.fail_on_change):
         write_items(folder, names, itertools.chain(zip(rels, texts, strict=True), extra))
         return Verdict()
-    files = dict(itertools.chain(zip(rels, texts, strict=True), extra))
+    files = dict(itertools.chain(zip(rels, map(_decoded, texts), strict=True), extra))
     changed = changed_files(folder, files)
     if not settings.check:
         write_items(folder, names, files.items())

@@ -36,6 +36,7 @@ from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 
 if TYPE_CHECKING:
+    from omerender.fanout import Scratch
     from omerender.result import BuildResult
 
 RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
@@ -354,12 +355,12 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
 
 
 def rendered_by_worker(
-    result: BuildResult, bodies: list[dict[str, Any]], options: EmitOptions, shape: str
+    result: BuildResult, bodies: list[dict[str, Any]], options: EmitOptions, shape: str, texts: Scratch
 ) -> list[dict[str, Any]]:
     """In a worker (``build -j N``): what ``select`` does with rendered objects that needs the objects themselves.
 
     The objects ``select`` would skip are dropped, each kept one is annotated or given its Flux note, and comes
-    back as a ``Prerendered`` holding its text in ``shape``; ``select`` then takes it as it is.
+    back as a ``Prerendered`` whose text in ``shape`` is put into ``texts``; ``select`` then takes it as it is.
     """
     if RENDERED not in options.kinds:
         return []
@@ -378,7 +379,7 @@ def rendered_by_worker(
             note = _substitution_note(body, sources, options.substitution_severity)
         kept.append(body)
         notes.append(note)
-    return list(written(kept, shape, notes))
+    return list(written(kept, shape, notes, texts))
 
 
 def output_path(body: dict[str, Any], namespace: str = "") -> str:

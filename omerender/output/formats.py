@@ -65,29 +65,29 @@ BUILD_FORMATS: dict[str, Callable[[list[Any]], str]] = {
 }
 
 
-def _yaml_documents(objects: list[Any]) -> Iterator[str]:
+def _yaml_documents(objects: list[Any]) -> Iterator[str | bytes]:
     from omerender.output.prerendered import yaml_documents
 
     return yaml_documents(objects)  # the text of BUILD_FORMATS["yaml"], one document at a time; workers' as written
 
 
-def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str]]:
-    def pieces(objects: list[Any]) -> Iterator[str]:
+def _whole(format_name: str) -> Callable[[list[Any]], Iterator[str | bytes]]:
+    def pieces(objects: list[Any]) -> Iterator[str | bytes]:
         yield BUILD_FORMATS[format_name](objects)
 
     return pieces
 
 
-def _json_pieces(objects: list[Any]) -> Iterator[str]:
+def _json_pieces(objects: list[Any]) -> Iterator[str | bytes]:
     from omerender.output.prerendered import json_pieces
 
     return json_pieces(objects)  # the text of BUILD_FORMATS["json"], one object at a time
 
 
-BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str]]] = {name: _whole(name) for name in BUILD_FORMATS}
+BUILD_PIECES: dict[str, Callable[[list[Any]], Iterator[str | bytes]]] = {name: _whole(name) for name in BUILD_FORMATS}
 BUILD_PIECES["yaml"] = _yaml_documents
 BUILD_PIECES["json"] = _json_pieces
-"""The same formats as pieces, so a large stream can be printed as it is produced."""
+"""The same formats as pieces (text, or UTF-8 a worker wrote), so a large stream is printed as it is produced."""
 
 
 # -- status ---------------------------------------------------------------------------------

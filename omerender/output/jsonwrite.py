@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 JSON_SETTINGS: Mapping[str, Any] = {"indent": 2, "sort_keys": True, "ensure_ascii": False}
 """How every JSON text omerender writes is laid out (reports, -o json, models.json aside)."""
 
+Piece = TypeVar("Piece", bound=str | bytes)
 _SMALL_EXPONENT = re.compile(r"e-\d+,?$", re.MULTILINE)  # orjson writes a lower-case e
 _ITEM_INDENT = "\n    "
 _HEAD = '{\n  "apiVersion": "v1",\n  "items": ['
@@ -47,19 +48,21 @@ def item_text(obj: Any) -> str:
     return object_text(obj).replace("\n", _ITEM_INDENT)  # a JSON string never holds a raw line break
 
 
-def list_pieces(objects: list[Any], text_of: Callable[[Any], str] = item_text) -> Iterator[str]:
-    """The text of ``dump_json(v1_list(objects))`` in pieces, in order: ``"".join`` them for the whole.
+def list_pieces(objects: list[Any], text_of: Callable[[Any], Piece]) -> Iterator[str | Piece]:
+    """The text of ``dump_json(v1_list(objects))`` in pieces, in order: joined, they are the whole.
 
-    ``text_of`` writes an item (``prerendered.json_pieces``: a worker's object gives its own text)."""
+    ``text_of`` writes an item: ``item_text``, or its UTF-8 bytes (``prerendered.json_pieces``: a worker's
+    object gives its own text)."""
     if not objects:
         yield _EMPTY
         return
     yield _HEAD
     for index, obj in enumerate(objects):
-        yield (_ITEM_INDENT if index == 0 else "," + _ITEM_INDENT) + text_of(obj)
+        yield _ITEM_INDENT if index == 0 else "," + _ITEM_INDENT
+        yield text_of(obj)
     yield _TAIL
 
 
 def dump_list(objects: list[Any]) -> str:
     """``dump_json(v1_list(objects))``: the objects as one ``v1 List``."""
-    return "".join(list_pieces(objects))
+    return "".join(list_pieces(objects, item_text))

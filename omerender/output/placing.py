@@ -53,6 +53,10 @@ def plain(rel: str) -> bool:
     )
 
 
+def _utf8(text: str | bytes) -> bytes:
+    return text.encode("utf-8") if isinstance(text, str) else text
+
+
 def put_file(stage_fd: int, rel: str, data: bytes) -> None:
     """Create ``rel`` (new: nothing may be there, a symlink included) below the descriptor and write ``data``."""
     fd = os.open(rel, _NEW_FILE, 0o666, dir_fd=stage_fd)
@@ -145,12 +149,13 @@ class Placer:
             raise WriteError(f"refusing to write {rel}: it would land outside {self._shown}")
         self._folder(rel, rel.rpartition("/")[0])
 
-    def put(self, rel: str, text: str) -> None:
+    def put(self, rel: str, text: str | bytes) -> None:
         self._prepare(rel)
-        put_file(self._fd, rel, text.encode("utf-8"))
+        put_file(self._fd, rel, _utf8(text))
 
-    def put_all(self, items: Iterable[tuple[str, str]]) -> None:
-        """Every ``(rel, text)`` of ``items`` (consumed lazily, in this thread), created by background threads.
+    def put_all(self, items: Iterable[tuple[str, str | bytes]]) -> None:
+        """Every ``(rel, text)`` of ``items`` (consumed lazily, in this thread; text, or bytes already UTF-8),
+        created by background threads.
 
         Returns when every file is written; raises the first error, of this thread or of a writing thread.
         """
@@ -166,7 +171,7 @@ class Placer:
             batch: list[tuple[str, bytes]] = []
             for rel, text in items:
                 self._prepare(rel)
-                batch.append((rel, text.encode("utf-8")))
+                batch.append((rel, _utf8(text)))
                 if len(batch) == _BATCH:
                     writers.send(batch)
                     batch = []

@@ -61,14 +61,14 @@ def _keep_foreign(target: Path, stage: Path, files: Collection[str]) -> None:
         shutil.copy2(entry.path, stage / rel, follow_symlinks=False)  # a foreign symlink stays a symlink
 
 
-def _stage(folder: Replacement, names: Collection[str], items: Iterable[tuple[str, str]]) -> None:
+def _stage(folder: Replacement, names: Collection[str], items: Iterable[tuple[str, str | bytes]]) -> None:
     if folder.target.is_dir():
         _keep_foreign(folder.target, folder.stage, names)
     elif os.path.lexists(folder.target):
         raise WriteError(f"{folder.target} exists and is not a directory")
     placed: list[str] = []
 
-    def placing() -> Iterator[tuple[str, str]]:
+    def placing() -> Iterator[tuple[str, str | bytes]]:
         for rel, text in items:
             placed.append(rel)
             yield rel, text
@@ -87,10 +87,10 @@ def write_dir(directory: str, files: Mapping[str, str]) -> None:
     write_items(directory, files.keys(), files.items())
 
 
-def write_items(directory: str, names: Collection[str], items: Iterable[tuple[str, str]]) -> None:
-    """``write_dir`` of the ``(rel, text)`` pairs of ``items``, which may be produced lazily: each file is
-    written while the next ones are produced. ``names`` holds every ``rel`` that ``items`` will give (a
-    file of DIR with one of these names is not kept as foreign)."""
+def write_items(directory: str, names: Collection[str], items: Iterable[tuple[str, str | bytes]]) -> None:
+    """``write_dir`` of the ``(rel, text)`` pairs of ``items`` (text, or UTF-8 bytes), which may be produced
+    lazily: each file is written while the next ones are produced. ``names`` holds every ``rel`` that ``items``
+    will give (a file of DIR with one of these names is not kept as foreign)."""
     target = Path(directory)
     for above in target.parents:
         if os.path.lexists(above) and not above.is_dir():

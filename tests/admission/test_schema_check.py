@@ -307,3 +307,20 @@ def test_native_list_type_check_agrees_with_jsonschema(kind: str) -> None:
             assert not module._passes(kind, variants[1])
             assert any("Duplicate value" in issue.message for issue in module.crd_schema_issues(variants[1]))
     assert checked or kind not in ("ClusterServingRuntime", "ClusterBaseModel")
+
+
+@pytest.mark.parametrize(
+    ("items", "duplicates"),
+    [
+        (["a", "b", "a"], [2]),
+        ([1, True, "1", 1.0], []),
+        ([1, 1, True, True, None, None], [1, 3, 5]),
+        ([float("nan"), float("nan")], [1]),  # the same JSON text, though NaN is unequal to itself
+        ([0.0, -0.0], []),
+        ([{"a": 1}, {"a": 1}, {"a": [1]}, {"a": [1]}], [1, 3]),
+    ],
+)
+def test_set_items_are_duplicates_when_their_json_texts_are(items: list[object], duplicates: list[int]) -> None:
+    from omerender.admission.schema import _duplicates
+
+    assert [index for index, _ in _duplicates("set", items, {})] == duplicates

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omerender.output.formats import JSON_SETTINGS, dump_json, v1_list
-from omerender.output.jsonwrite import dump_list, list_pieces, object_text
+from omerender.output.jsonwrite import dump_list, item_text, list_pieces, object_text
 
 ODD_FLOATS = [
     1e-7,
@@ -54,7 +54,7 @@ def test_object_text_is_json_dumps(obj: dict[str, Any]) -> None:
 def test_the_list_is_dump_json_of_the_v1_list(objects: list[dict[str, Any]]) -> None:
     expected = dump_json(v1_list(objects))
     assert dump_list(objects) == expected
-    assert "".join(list_pieces(objects)) == expected
+    assert "".join(list_pieces(objects, item_text)) == expected
 
 
 def test_what_orjson_refuses_or_writes_otherwise_is_written_by_json() -> None:

@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 
 def test_chunks_join_to_the_whole_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     whole = CliRunner().invoke(main, ["build", str(EXAMPLE)])
-    monkeypatch.setattr(cli_output, "CHUNK_CHARS", 100)
+    monkeypatch.setattr(cli_output, "CHUNK_BYTES", 100)
     chunked = CliRunner().invoke(main, ["build", str(EXAMPLE)])
     assert whole.exit_code == chunked.exit_code == 0
     assert chunked.stdout == whole.stdout
@@ -25,7 +25,7 @@ def test_chunks_join_to_the_whole_stream(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_nothing_written_when_the_build_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_output, "CHUNK_CHARS", 100)
+    monkeypatch.setattr(cli_output, "CHUNK_BYTES", 100)
     tree = tmp_path / "tree"
     tree.mkdir()
     for item in EXAMPLE.rglob("*.yaml"):
