@@ -18,15 +18,13 @@ from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import empty_inputs, load
-from omerender.render import components, finetuned, modes
-from omerender.render.context import Context
+from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
 from omerender.result import BuildOptions, BuildResult, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
 from omerender.settings import Settings
-from omerender.verify import apiserver, lints, rejections
-from omerender.verify import kube_schema as kube_validate
+from omerender.verify import lints
 
 if TYPE_CHECKING:
     from omerender.fanout import Fanout
@@ -50,6 +48,8 @@ def _model_config_first(universe: Universe, isvc: Obj, body: dict[str, Any], mod
     fail on the same missing base model, the lookup's error (same cause, with a did-you-mean) is kept. A
     VirtualDeployment returns before either (controller.go:171-173).
     """
+    from omerender.render import components, finetuned
+
     if modes.isvc_mode(body["metadata"].get("annotations")) == modes.VIRTUAL:
         return None
     refusal = components.model_config_refusal(isvc, body, universe)
@@ -133,6 +133,10 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
             "workload from the component itself (utils/deployment.go:12-34)"
         )
         result.diagnostics.append(isvc.diag(INFO, message, "metadata", code=codes.SERVERLESS_DEFAULT))
+    from omerender.render import components  # here: tree and status never render (start-up)
+    from omerender.render.context import Context
+    from omerender.verify import apiserver, rejections
+
     sources = (isvc, *reversed(chain.runtimes))
     ctx = Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress, once=result.once)
     objects = components.render_all(ctx, result.universe)
@@ -255,6 +259,8 @@ def render_slice(
     result: BuildResult, keys: Sequence[tuple[str, str]], kube_version: str | None
 ) -> list[dict[str, Any]]:
     """The objects of the InferenceServices ``keys`` in output order; their diagnostics go to ``result``."""
+    from omerender.verify import kube_schema as kube_validate
+
     universe = result.universe
     objects: list[dict[str, Any]] = []
     with collector_paused():

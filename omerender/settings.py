@@ -292,8 +292,9 @@ SETTINGS: tuple[Spec, ...] = (
         stem="jobs",
         kind=Kind.SIZE,
         default=None,
-        help="Render, check and write the InferenceServices in N processes (1: in this one; at most 64) "
-        "[default: the cores available from 1,000 InferenceServices on, else 1].",
+        help="Parse the inputs, and render, check and write the InferenceServices, in N processes (1: in this one; "
+        "at most 64) [default: the cores available; parsing from 1 MiB of input on, rendering from 1,000 "
+        "InferenceServices on, else in this process].",
         short="-j",
         metavar="N",
         commands=BUILD,

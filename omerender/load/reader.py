@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +48,29 @@ def _within(path: Path, real_roots: list[str]) -> bool:
     return any(is_within(real, root) for root in real_roots)
 
 
+def _walk(root: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
+    """``os.walk(root)`` top-down without following links, giving each folder's entries instead of their names:
+    an entry knows whether it is a symlink without another ``lstat``. The caller prunes the folder list in place."""
+    pending = [root]
+    while pending:
+        top = pending.pop()
+        try:
+            with os.scandir(top) as listing:
+                entries = list(listing)
+        except OSError:  # os.walk skips a folder it cannot list
+            continue
+        folders: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()  # a symlink to a folder counts as one, as in os.walk
+            except OSError:
+                is_folder = False
+            (folders if is_folder else files).append(entry)
+        yield top, folders, files
+        pending.extend(os.path.join(top, entry.name) for entry in reversed(folders) if not entry.is_symlink())
+
+
 def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
     """Expand files and directories into YAML files, sorted; refuse links that leave the roots."""
     found: list[str] = []
@@ -66,22 +89,24 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
             found.append(_display(root))
             continue
         real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for dirpath, folders, files in _walk(given):
             base = Path(dirpath)
             kustomization = kustomization_in(base)
             if kustomization is not None:  # a kustomize folder: what it lists, nothing else below it
-                dirnames[:] = []
+                folders[:] = []
                 listed = Expansion()
                 expand(kustomization, [Path(r) for r in real_roots], listed)
                 problems.extend(listed.problems)
                 found.extend(listed.files)
                 continue
-            kept_dirs = []
-            for d in sorted(dirnames):
-                full = base / d
-                if d.startswith("."):
+            shown = _display(base)
+            prefix = "" if shown == "." else shown if shown.endswith("/") else shown + "/"
+            kept = []
+            for entry in sorted(folders, key=lambda e: e.name):
+                if entry.name.startswith("."):
                     continue
-                if full.is_symlink():
+                if entry.is_symlink():
+                    full = base / entry.name
                     if _within(full, real_roots):
                         problems.append(
                             Diagnostic(
@@ -91,16 +116,16 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                     else:
                         problems.append(_symlink_outside(full))
                     continue
-                kept_dirs.append(d)
-            dirnames[:] = kept_dirs
-            for name in sorted(filenames):
+                kept.append(entry)
+            folders[:] = kept
+            for entry in sorted(files, key=lambda e: e.name):
+                name = entry.name
                 if not name.endswith(YAML_SUFFIXES) or name.startswith("."):
                     continue  # hidden files are skipped like hidden folders (.pre-commit-config.yaml)
-                full = base / name
-                if full.is_symlink() and not _within(full, real_roots):
-                    problems.append(_symlink_outside(full))
+                if entry.is_symlink() and not _within(base / name, real_roots):
+                    problems.append(_symlink_outside(base / name))
                     continue
-                found.append(_display(full))
+                found.append(prefix + name)
     return _once(found), problems
 
 
