@@ -87,6 +87,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the chain here and keep it")
     args = parser.parse_args()
+    if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
+        parser.error(f"--keep {args.keep}: not empty; the chain would be measured with what is there")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp) / "chain"
         folder.mkdir(parents=True, exist_ok=True)

@@ -61,15 +61,20 @@ class Budget:
         self.bytes_read += size
 
 
-def _read_fd(fd: int, cap: int) -> bytes:
+def _read_fd(fd: int, cap: int, size: int = -1) -> bytes:
+    """Up to ``cap + 1`` bytes of ``fd``; ``size``: a regular file's size from ``fstat``, so that a short read that
+    brings the total to it ends the reading without one more ``read`` to find the end (10,000 files: 10,000 calls)."""
     chunks: list[bytes] = []
     left = cap + 1
     while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
+        want = min(left, 1 << 20)
+        chunk = os.read(fd, want)
         if not chunk:
             break
         chunks.append(chunk)
         left -= len(chunk)
+        if len(chunk) < want and cap + 1 - left == size:
+            break
     return b"".join(chunks)
 
 
@@ -93,7 +98,7 @@ def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..
                 raise ReadProblem(
                     f"{what} is {st.st_size} bytes, over the {cap}-byte cap (--max-file-size)", codes.FILE_TOO_LARGE
                 )
-            raw = _read_fd(fd, cap)
+            raw = _read_fd(fd, cap, st.st_size)
         except OSError as exc:
             raise ReadProblem(f"cannot read {what}: {exc.strerror}", codes.INPUT_UNREADABLE) from None
         finally:
