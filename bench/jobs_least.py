@@ -16,6 +16,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from time import perf_counter
 
@@ -29,6 +31,27 @@ def timed(cmd: list[str]) -> float:
     return perf_counter() - start
 
 
+def small_tree(work: Path, count: int) -> Path:
+    """A gen_tree.py tree of ``count`` InferenceServices (one runtime per five, at least 50) under ``work``."""
+    tree = work / f"tree-{count}"
+    gen = [sys.executable, str(BENCH / "gen_tree.py"), str(tree), "--isvcs", str(count)]
+    subprocess.run([*gen, "--runtimes", str(max(50, count // 5))], check=True, capture_output=True)
+    return tree
+
+
+def best_alternating(runs: Mapping[str, Callable[[], float]], repeat: int) -> dict[str, float]:
+    """Each run once untimed (it warms the file cache and bytecode), then ``repeat`` rounds of all of them, the
+    order reversed every other round; the best time of each."""
+    for run in runs.values():
+        run()
+    best = dict.fromkeys(runs, float("inf"))
+    for round_no in range(repeat):
+        order = list(runs.items())
+        for name, run in order if round_no % 2 == 0 else reversed(order):
+            best[name] = min(best[name], run())
+    return best
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--isvcs", type=int, nargs="+", default=[100, 250, 500, 1000, 2000])
@@ -39,17 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"{'isvcs':>6}  {'-j 1':>8}  {f'-j {args.jobs}':>8}  {'ratio':>6}")
         for count in args.isvcs:
-            tree = work / f"tree-{count}"
-            gen = [sys.executable, str(BENCH / "gen_tree.py"), str(tree), "--isvcs", str(count)]
-            subprocess.run([*gen, "--runtimes", str(max(50, count // 5))], check=True, capture_output=True)
-            build = [sys.executable, "-m", "omerender", "build", str(tree), "-j"]
+            build = [sys.executable, "-m", "omerender", "build", str(small_tree(work, count)), "-j"]
             one, many = build + ["1"], build + [str(args.jobs)]
-            timed(one), timed(many)  # warm the file cache and bytecode
-            best = {"one": float("inf"), "many": float("inf")}
-            for round_no in range(args.repeat):
-                order = [("one", one), ("many", many)]
-                for name, cmd in order if round_no % 2 == 0 else reversed(order):
-                    best[name] = min(best[name], timed(cmd))
+            best = best_alternating({"one": partial(timed, one), "many": partial(timed, many)}, args.repeat)
             print(f"{count:>6}  {best['one']:>7.3f}s  {best['many']:>7.3f}s  {best['many'] / best['one']:>5.2f}x")
     finally:
         shutil.rmtree(work)

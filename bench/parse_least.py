@@ -18,7 +18,6 @@ import argparse
 import functools
 import gc
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,7 +26,9 @@ from time import perf_counter
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH.parent))
 
-from omerender.admission.schema import crd_schema_issues  # noqa: E402 - after the path is set
+from jobs_least import best_alternating, small_tree  # noqa: E402 - after the path is set
+
+from omerender.admission.schema import crd_schema_issues  # noqa: E402
 from omerender.fanout import parse_in_workers  # noqa: E402
 from omerender.load import reader  # noqa: E402
 
@@ -55,17 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(f"{'isvcs':>6}  {'text':>9}  {'one':>8}  {f'{args.jobs} workers':>10}  {'ratio':>6}")
         for count in args.isvcs:
-            tree = work / f"tree-{count}"
-            gen = [sys.executable, str(BENCH / "gen_tree.py"), str(tree), "--isvcs", str(count)]
-            subprocess.run([*gen, "--runtimes", str(max(50, count // 5))], check=True, capture_output=True)
+            tree = small_tree(work, count)
             size = sum(p.stat().st_size for p in tree.rglob("*.yaml"))
-            timed(tree, 1), timed(tree, args.jobs)  # warm the file cache and the schema validators
-            best = {1: float("inf"), args.jobs: float("inf")}
-            for round_no in range(args.repeat):
-                order = [1, args.jobs] if round_no % 2 == 0 else [args.jobs, 1]
-                for jobs in order:
-                    best[jobs] = min(best[jobs], timed(tree, jobs))
-            one, many = best[1], best[args.jobs]
+            runs = {"one": functools.partial(timed, tree, 1), "many": functools.partial(timed, tree, args.jobs)}
+            best = best_alternating(runs, args.repeat)
+            one, many = best["one"], best["many"]
             print(f"{count:>6}  {size / 1024:>7.0f}KB  {one:>7.3f}s  {many:>9.3f}s  {many / one:>5.2f}x")
     finally:
         shutil.rmtree(work)

@@ -340,8 +340,9 @@ def load(
         sources.append(Source(shown, text))
     admit(budget, [source.text for source in sources])
     parsed = None
-    large = sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES
-    if parse_many is not None and len(sources) > 1 and large and budget.nodes_possible <= budget.max_total_nodes:
+    may_fork = parse_many is not None and len(sources) > 1 and budget.nodes_possible <= budget.max_total_nodes
+    if may_fork and sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES:  # summed only then
+        assert parse_many is not None
         parsed = parse_many(sources, budget, namespace)
     if parsed is None:
         parsed = [parse_file(source, budget, namespace) for source in sources]
