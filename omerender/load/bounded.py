@@ -138,7 +138,8 @@ def admit(budget: Budget, texts: list[str]) -> None:
 
 def parse_bounded(text: str, budget: Budget) -> Iterator[ParsedDocument]:
     """``parse_documents`` under the run's node budget; raises ``yaml.YAMLError`` with a mark when over it."""
-    if budget.nodes_possible > budget.max_total_nodes or possible_nodes(text) > budget.max_total_nodes:
+    alone = 2 * len(text) + 2 > budget.max_total_nodes and possible_nodes(text) > budget.max_total_nodes  # bounds it
+    if budget.nodes_possible > budget.max_total_nodes or alone:
         left = budget.max_total_nodes - budget.nodes
         problem = f"the inputs hold more than {budget.max_total_nodes} YAML nodes in all; split the run"
         budget.nodes += count_nodes(text, left, problem)
