@@ -71,8 +71,9 @@ def _walk(root: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirE
         pending.extend(os.path.join(top, entry.name) for entry in reversed(folders) if not entry.is_symlink())
 
 
-def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
-    """Expand files and directories into YAML files, sorted; refuse links that leave the roots."""
+def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
+    """Expand files and directories into YAML files, sorted; refuse links that leave the roots. ``skip``: resolved
+    paths of files to leave out (settings files)."""
     found: list[str] = []
     plain: set[str] = set()  # files a folder listing says are not symlinks
     problems: list[Diagnostic] = []
@@ -130,7 +131,7 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 else:
                     plain.add(prefix + name)
                 found.append(prefix + name)
-    return _once(found, plain), problems
+    return _once(found, plain, skip), problems
 
 
 class _RealPaths:
@@ -154,11 +155,11 @@ class _RealPaths:
         return os.path.join(self.folder(head), tail)
 
 
-def _once(files: list[str], plain: set[str]) -> list[str]:
+def _once(files: list[str], plain: set[str], skip: frozenset[str]) -> list[str]:
     """Each file once, where it was first found: a PATH that holds a search path (``build .`` with
     ``--search-path platform``) or a file given twice must not define its objects twice. ``plain``: files known
-    not to be symlinks."""
-    seen: set[str] = set()
+    not to be symlinks; ``skip``: resolved paths to leave out."""
+    seen: set[str] = set(skip)
     kept: list[str] = []
     real_paths = _RealPaths()
     for name in files:
@@ -327,10 +328,7 @@ def load(
     counting (in file order); its result is the one of parsing them one by one.
     """
     result = LoadResult()
-    files, problems = discover(paths)
-    if skip:
-        real_paths = _RealPaths()
-        files = [f for f in files if f == STDIN or real_paths.file(f) not in skip]
+    files, problems = discover(paths, skip)
     result.diagnostics.extend(problems)
     budget = budget if budget is not None else Budget()
     sources: list[Source] = []
