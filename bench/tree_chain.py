@@ -8,7 +8,7 @@ a root and ``rt-K`` inherits from ``rt-(K-1)`` through ``ome.io/inherit-from``. 
 five runtimes, so every runtime from ``rt-5`` on is a MaxDepthExceeded error: the run exits 1 and
 writes one diagnostic per such runtime on stderr. Times REPEAT whole-process runs of
 ``python -m omerender tree DIR`` and of the floor (``python -c pass``, and a process that parses the
-same files with libyaml's ``CSafeLoader``), and prints the best wall time, the CPU time (user +
+same files with libyaml's ``CSafeLoader``), taken in turn, and prints the best wall time, the CPU time (user +
 system) and the peak RSS of each (``resource.getrusage(RUSAGE_CHILDREN)`` around each run, taken
 from the process that ran it alone), the size of the output, and the ratios to the floor.
 """
@@ -75,10 +75,16 @@ def peak_mb(argv: list[str]) -> float:
     return int(done.stdout.strip()) / 1024  # kB on Linux
 
 
-def best(argv: list[str], repeat: int) -> dict[str, float]:
-    runs = [run(argv) for _ in range(repeat)]
-    top = min(runs, key=lambda r: r["wall"])
-    return {**top, "cpu": min(r["cpu"] for r in runs), "peak": peak_mb(argv)}
+def best(cases: list[list[str]], repeat: int) -> list[dict[str, float]]:
+    """The best of ``repeat`` runs of each command, the commands taken in turn each round: on a shared machine the
+    load drifts over minutes, and all of one command's runs back to back would meet a different machine."""
+    rounds = [[run(argv) for argv in cases] for _ in range(repeat)]
+    out = []
+    for index, argv in enumerate(cases):
+        runs = [one[index] for one in rounds]
+        top = min(runs, key=lambda r: r["wall"])
+        out.append({**top, "cpu": min(r["cpu"] for r in runs), "peak": peak_mb(argv)})
+    return out
 
 
 def main() -> int:
@@ -87,6 +93,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="write the chain here and keep it")
     args = parser.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the timed children cache bytecode, as a wheel install does
     if args.keep is not None and args.keep.exists() and any(args.keep.iterdir()):
         parser.error(f"--keep {args.keep}: not empty; the chain would be measured with what is there")
     with tempfile.TemporaryDirectory() as tmp:
@@ -100,7 +107,7 @@ def main() -> int:
         ]
         for _, argv in cases:
             run(argv)  # warm the page cache and __pycache__
-        rows = [(name, best(argv, args.repeat)) for name, argv in cases]
+        rows = list(zip([name for name, _ in cases], best([argv for _, argv in cases], args.repeat), strict=True))
     floor = rows[1][1]
     print(f"{args.runtimes} runtimes in one chain, best of {args.repeat}")
     print(f"{'command':<24} {'wall':>8} {'CPU':>8} {'peak RSS':>9} {'stdout':>10} {'wall/floor':>10} {'CPU/floor':>9}")

@@ -9,7 +9,8 @@ The parent reads the workers' messages in slice order and merges their sorted li
 process's order; the texts stay in the scratch files until the output is written (``Scratch``).
 
 Before that, a large input is parsed the same way (``parse_in_workers``): each worker parses a contiguous slice
-of the files and sends back its objects' fields and diagnostics, merged in file order.
+of the files and sends back its objects' fields and diagnostics, while the parent parses the last slice itself;
+merged in file order.
 
 A worker that raises, exits or is killed makes the whole run fail with ``WorkerFailed`` (exit 3): no
 worker is left running, nothing is printed or written.
@@ -201,10 +202,16 @@ def _stop(pids: list[int]) -> None:
             os.waitpid(pid, 0)
 
 
-def run_forked(parts: Sequence[Part], work: Callable[[Part, Scratch], bytes], what: str) -> list[tuple[bytes, Scratch]]:
+def run_forked(
+    parts: Sequence[Part],
+    work: Callable[[Part, Scratch], bytes],
+    what: str,
+    meanwhile: Callable[[], object] = lambda: None,
+) -> list[tuple[bytes, Scratch]]:
     """``work`` of each part in a forked worker process: the message it returned, and its scratch file holding
-    what it put there (the parent's now, closed when nothing refers to it). ``WorkerFailed`` (naming ``what``
-    the workers do) when one raised, exited or was killed: then none is left running."""
+    what it put there (the parent's now, closed when nothing refers to it). The parent runs ``meanwhile`` once every
+    worker is forked, before it waits for them. ``WorkerFailed`` (naming ``what`` the workers do) when one raised,
+    exited or was killed: then none is left running, as when ``meanwhile`` raises."""
     gc.freeze()  # the parent's objects leave the collector: no worker writes their pages to collect
     running: list[tuple[int, int]] = []  # (pid or -1 once reaped, its scratch file or -1 once handed on)
     try:
@@ -215,6 +222,7 @@ def run_forked(parts: Sequence[Part], work: Callable[[Part, Scratch], bytes], wh
             if pid == 0:  # pragma: no cover - the child ends in os._exit
                 _child(out_fd, functools.partial(work, part))
             running[-1] = (pid, out_fd)
+        meanwhile()
         done: list[tuple[bytes, Scratch]] = []
         for number, (pid, out_fd) in enumerate(running, 1):
             _, status = os.waitpid(pid, 0)
@@ -264,31 +272,41 @@ def render_in_workers(
 
 
 def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, count: int) -> list[Parsed] | None:
-    """``reader.parse_file`` of every source, in up to ``count`` workers (contiguous slices of the files, merged in
-    order), with the schema issues of each OME object as loaded (``admission.validate`` takes them as found).
+    """``reader.parse_file`` of every source, by ``count`` processes: the parent parses the last contiguous slice of
+    the files while ``count - 1`` forked workers parse the others; merged in file order. Each OME object comes with
+    its schema issues as loaded (``admission.validate`` takes them as found).
 
-    Objects come back as their fields, and the parent's own sources are put back in them. None when the aliases of
-    all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
+    Workers send their objects back as fields, and the parent's own sources are put back in them. None when the
+    aliases of all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
     from omerender.admission.schema import crd_schema_issues
     from omerender.load.obj import Obj
     from omerender.load.reader import parse_file
 
-    def work(part: Sequence[Source], _scratch: Scratch) -> bytes:
-        before = budget.alias_text
+    def parse(part: Sequence[Source]) -> list[Parsed]:
         found = []
         for source in part:
             objects, problems = parse_file(source, budget, namespace)
-            fields = [
-                (o.index, o.body, o.namespace, o.slim, o.marks, crd_schema_issues(o.body) if o.is_ome else None)
-                for o in objects
-            ]
-            found.append((fields, problems))
+            for obj in objects:
+                obj.schema_issues = crd_schema_issues(obj.body) if obj.is_ome else None
+            found.append((objects, problems))
+        return found
+
+    def work(part: Sequence[Source], _scratch: Scratch) -> bytes:
+        before = budget.alias_text
+        found = [
+            ([(o.index, o.body, o.namespace, o.slim, o.marks, o.schema_issues) for o in objects], problems)
+            for objects, problems in parse(part)
+        ]
         return pickle.dumps((found, budget.alias_text - before), pickle.HIGHEST_PROTOCOL)
 
+    *others, own = slices(sources, min(count, len(sources), MAX_WORKERS))
+    start = budget.alias_text
+    parsed_own: list[Parsed] = []
+    messages = run_forked(others, work, "parsing", meanwhile=lambda: parsed_own.extend(parse(own)))
     parsed: list[Parsed] = []
-    alias_text = budget.alias_text
+    alias_text = budget.alias_text  # the start, and what the parent's own slice added
     position = 0
-    for message, _ in run_forked(slices(sources, min(count, len(sources), MAX_WORKERS)), work, "parsing"):
+    for message, _ in messages:
         found, aliased = pickle.loads(message)  # noqa: S301 - our own child's bytes
         alias_text += aliased
         for fields, problems in found:
@@ -297,6 +315,7 @@ def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, coun
             objects = [Obj(source.path, i, body, source, ns, sl, m, issues) for i, body, ns, sl, m, issues in fields]
             parsed.append((objects, problems))
     if alias_text > budget.max_total_bytes:
+        budget.alias_text = start
         return None
     budget.alias_text = alias_text
-    return parsed
+    return parsed + parsed_own

@@ -146,12 +146,34 @@ def test_a_failing_parse_worker_fails_the_run_with_one_line(
 
     monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
     monkeypatch.setattr(reader, "to_object", to_object)
-    got = run_cli("build", str(tree), "-j", "2")
+    got = run_cli("build", str(tree), "-j", "3")  # the parent parses the last third itself: two workers
     assert got.exit_code == 3 and got.stdout == "", got
     assert (
         got.stderr
         == "omerender: internal error: WorkerFailed: parsing worker 1 of 2 was killed by signal 9 before it finished\n"
     )
+    assert _no_children_left()
+
+
+def test_the_parent_failing_its_own_slice_leaves_no_worker_running(
+    tree: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent parses the last slice while the workers parse theirs: when it fails, they are stopped."""
+    from omerender.load import reader
+
+    parent = os.getpid()
+    real = reader.to_object
+
+    def to_object(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() == parent:
+            raise RuntimeError("the parent's slice broke")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
+    monkeypatch.setattr(reader, "to_object", to_object)
+    got = run_cli("build", str(tree), "-j", "3")
+    assert (got.exit_code, got.stdout) == (3, ""), got
+    assert got.stderr == "omerender: internal error: RuntimeError: the parent's slice broke\n"
     assert _no_children_left()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from omerender.constants import SyncMode
 from omerender.lifecycle.lock import isvc_key
@@ -48,6 +49,7 @@ INHERITS, USES = "inherits", "uses"
 
 
 _UNSAFE = re.compile("[^a-z0-9]")  # what node_id writes as _<hex>_
+_ASCII_ESCAPES = {code: f"_{code:x}_" for code in range(128) if _UNSAFE.fullmatch(chr(code))}  # the same, as a table
 
 
 def node_id(kind: str, namespace: str, name: str) -> str:
@@ -56,6 +58,8 @@ def node_id(kind: str, namespace: str, name: str) -> str:
     Nodes that stand for others (counts) take ``isvcs__`` or ``more__`` before their parent's id."""
 
     def escape(text: str) -> str:
+        if text.isascii():
+            return text.translate(_ASCII_ESCAPES)
         return _UNSAFE.sub(lambda found: f"_{ord(found.group()):x}_", text)
 
     prefix = {CSR: "csr", SR: "sr", ISVC: "isvc", MISSING: "missing"}[kind]
@@ -89,8 +93,7 @@ class Node:
         )
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):  # not a frozen dataclass: a forest of 10,000 runtimes makes as many, and those are slow to make
     """``child`` inherits from ``parent`` (INHERITS) or uses it as its runtime (USES); ``reason`` names
     why the link is broken ("" when it holds)."""
 
@@ -287,10 +290,11 @@ def finish(forest: Forest) -> Forest:
     """Sort links, children and roots; fill ``children`` from each node's ``parent``."""
     for node in forest.nodes.values():
         node.children = []
-    for node in sorted(forest.nodes.values(), key=Node.sort_key):
+    ordered = sorted(forest.nodes.values(), key=Node.sort_key)
+    for node in ordered:
         if node.parent is not None and node.parent in forest.nodes:
             forest.nodes[node.parent].children.append(node.id)
-    forest.roots = [n.id for n in sorted(forest.nodes.values(), key=Node.sort_key) if n.parent is None]
+    forest.roots = [n.id for n in ordered if n.parent is None]
     forest.links = sorted(set(forest.links), key=lambda link: (link.type, link.parent, link.child))
     forest.nodes = dict(sorted(forest.nodes.items()))
     return forest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,7 +10,7 @@ import yaml
 
 from omerender.diagnostics import Diagnostic, Severity, json_path
 from omerender.load.source import Source, slim
-from omerender.load.yamlio import position
+from omerender.load.yamlio import position, positions
 from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, INHERIT_FROM, KINDS, SERVING_RUNTIME
 
 _RUNTIME_PATHS: list[tuple[str, ...]] = [
@@ -46,10 +47,7 @@ def prelocate(node: yaml.Node | None, kind: str) -> tuple[int, ...] | None:
     paths = PRELOCATED.get(kind)
     if paths is None:
         return None
-    return tuple(
-        (line << COLUMN_BITS) | col if col >> COLUMN_BITS == 0 else -1
-        for line, col in (position(node, path) for path in paths)
-    )
+    return tuple((line << COLUMN_BITS) | col if col >> COLUMN_BITS == 0 else -1 for line, col in positions(node, paths))
 
 
 @dataclass
@@ -71,11 +69,13 @@ class Obj:
         node = self.source.node(self.index) if self.source is not None else None
         return slim(node) if self.slim and node is not None else node
 
-    @property
+    # Kind and name are asked for hundreds of thousands of times in a large run, and never change once an object is
+    # loaded: kept on first use. ``reader.to_object`` asks for the kind, never the name, before ``tidy_object``.
+    @functools.cached_property
     def kind(self) -> str:
         return str(self.body.get("kind", ""))
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         return str((self.body.get("metadata") or {}).get("name", ""))
 

@@ -71,9 +71,11 @@ def _walk(root: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirE
         pending.extend(os.path.join(top, entry.name) for entry in reversed(folders) if not entry.is_symlink())
 
 
-def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
-    """Expand files and directories into YAML files, sorted; refuse links that leave the roots."""
+def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list[str], list[Diagnostic]]:
+    """Expand files and directories into YAML files, sorted; refuse links that leave the roots. ``skip``: resolved
+    paths of files to leave out (settings files)."""
     found: list[str] = []
+    plain: set[str] = set()  # files a folder listing says are not symlinks
     problems: list[Diagnostic] = []
     for given in paths:
         if given == STDIN:
@@ -122,11 +124,14 @@ def discover(paths: list[str]) -> tuple[list[str], list[Diagnostic]]:
                 name = entry.name
                 if not name.endswith(YAML_SUFFIXES) or name.startswith("."):
                     continue  # hidden files are skipped like hidden folders (.pre-commit-config.yaml)
-                if entry.is_symlink() and not _within(base / name, real_roots):
-                    problems.append(_symlink_outside(base / name))
-                    continue
+                if entry.is_symlink():
+                    if not _within(base / name, real_roots):
+                        problems.append(_symlink_outside(base / name))
+                        continue
+                else:
+                    plain.add(prefix + name)
                 found.append(prefix + name)
-    return _once(found), problems
+    return _once(found, plain, skip), problems
 
 
 class _RealPaths:
@@ -142,21 +147,23 @@ class _RealPaths:
             found = self.folders[path] = os.path.realpath(path or ".")
         return found
 
-    def file(self, path: str) -> str:
+    def file(self, path: str, link: bool | None = None) -> str:
+        """``link``: whether ``path`` is a symlink, if known (a folder listing says so without an ``lstat``)."""
         head, tail = os.path.split(path)
-        if tail in ("", ".", "..") or os.path.islink(path):
+        if tail in ("", ".", "..") or (os.path.islink(path) if link is None else link):
             return os.path.realpath(path)
         return os.path.join(self.folder(head), tail)
 
 
-def _once(files: list[str]) -> list[str]:
+def _once(files: list[str], plain: set[str], skip: frozenset[str]) -> list[str]:
     """Each file once, where it was first found: a PATH that holds a search path (``build .`` with
-    ``--search-path platform``) or a file given twice must not define its objects twice."""
-    seen: set[str] = set()
+    ``--search-path platform``) or a file given twice must not define its objects twice. ``plain``: files known
+    not to be symlinks; ``skip``: resolved paths to leave out."""
+    seen: set[str] = set(skip)
     kept: list[str] = []
     real_paths = _RealPaths()
     for name in files:
-        real = name if name == STDIN else real_paths.file(name)
+        real = name if name == STDIN else real_paths.file(name, False if name in plain else None)
         if real not in seen:
             seen.add(real)
             kept.append(name)
@@ -321,10 +328,7 @@ def load(
     counting (in file order); its result is the one of parsing them one by one.
     """
     result = LoadResult()
-    files, problems = discover(paths)
-    if skip:
-        real_paths = _RealPaths()
-        files = [f for f in files if f == STDIN or real_paths.file(f) not in skip]
+    files, problems = discover(paths, skip)
     result.diagnostics.extend(problems)
     budget = budget if budget is not None else Budget()
     sources: list[Source] = []
@@ -353,9 +357,17 @@ def load(
     return result
 
 
-def _located(path: str, real_paths: _RealPaths) -> str:
-    """Where ``path`` lies: its folder resolved, not itself (a refused link lies where it is, not where it points)."""
-    return os.path.join(real_paths.folder(os.path.dirname(path)), os.path.basename(path))
+def _folders_of(paths: list[str]) -> dict[str, set[str]]:
+    """The names in each folder of ``paths``, by the folder's resolved path: each folder resolved once."""
+    named: dict[str, set[str]] = {}
+    for path in paths:
+        folder, name = os.path.split(path)
+        named.setdefault(folder, set()).add(name)
+    real_paths = _RealPaths()
+    resolved: dict[str, set[str]] = {}
+    for folder, names in named.items():
+        resolved.setdefault(real_paths.folder(folder), set()).update(names)
+    return resolved
 
 
 def empty_inputs(
@@ -366,16 +378,20 @@ def empty_inputs(
     with a file that could not be read has its error already, and is not called empty."""
     found: list[Diagnostic] = []
     held = {o.path for o in objects if o.is_ome or _other_ome(o)} | {d.path for d in problems if d.severity == ERROR}
-    real: set[str] | None = None
+    folders: dict[str, set[str]] | None = None  # the folders (resolved) of the paths that hold something: their names
     for given in dict.fromkeys(paths):
         if given == STDIN:
             shown, has = "<stdin>", "<stdin>" in held
         elif os.path.isdir(given):
             shown, root = _display(Path(given)), os.path.realpath(given)
-            if real is None:  # each file once: a folder's may be named from another PATH that reaches them too
-                real_paths = _RealPaths()
-                real = {_located(p, real_paths) for p in held if p != "<stdin>"}
-            has = any(is_within(p, root) for p in real)
+            if folders is None:  # each file once: a folder's may be named from another PATH that reaches them too
+                folders = _folders_of([p for p in held if p != "<stdin>"])
+            # A path lies where its folder resolves (a refused link where it is, not where it points): under a PATH
+            # when that folder is, or when it is the PATH itself (an error found at a folder).
+            parent, base = os.path.split(root)
+            has = any(
+                is_within(folder, root) or (folder == parent and base in names) for folder, names in folders.items()
+            )
         elif os.path.exists(given):
             shown = _display(Path(given))
             has = shown in held

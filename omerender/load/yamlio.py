@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
@@ -41,10 +41,17 @@ class _Loader(yaml.CSafeLoader):
     tidy = True  # a mapping built since the flag was last cleared has a key that is not text, or a null value
 
     def resolve(self, kind: type[yaml.Node], value: str, implicit: tuple[bool, bool]) -> str:
-        """PyYAML's resolve, with a plain scalar's tag looked up once per text (libyaml asks for every scalar)."""
-        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
+        """PyYAML's resolve for a loader without path resolvers (SafeLoader has none), with a plain scalar's tag
+        looked up once per text: libyaml's composer asks for every node."""
+        if kind is yaml.ScalarNode and implicit[0]:
             return _implicit_tag(value)
-        return cast(str, super().resolve(kind, value, implicit))  # type: ignore[no-untyped-call]
+        return _DEFAULT_TAGS[kind]
+
+    def descend_resolver(self, current_node: yaml.Node | None, current_index: Any) -> None:
+        """Nothing to follow: path resolvers are what the resolver's path is kept for, and this loader has none."""
+
+    def ascend_resolver(self) -> None:
+        """Nothing to follow (``descend_resolver``)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[tuple[str, str], yaml.Node] = {}
@@ -63,6 +70,14 @@ class _Loader(yaml.CSafeLoader):
                 seen[ident] = key_node
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
+
+
+assert not _Loader.yaml_path_resolvers, "resolve() and descend_resolver() above assume no path resolvers"
+_DEFAULT_TAGS: dict[type[yaml.Node], str] = {
+    yaml.ScalarNode: _Loader.DEFAULT_SCALAR_TAG,
+    yaml.SequenceNode: _Loader.DEFAULT_SEQUENCE_TAG,
+    yaml.MappingNode: _Loader.DEFAULT_MAPPING_TAG,
+}
 
 
 @lru_cache(maxsize=1 << 14)
@@ -105,7 +120,10 @@ def construct_plain(loader: _Loader, node: yaml.Node) -> Any:
         keys.add((key_tag, key_node.value))
         # Keys interned: the same few dozen names repeat in every document, one copy each instead of one per mapping.
         key = sys.intern(key_node.value) if key_tag in (_STR, _VALUE) else construct_plain(loader, key_node)
-        mapping[key] = construct_plain(loader, value_node)
+        if value_node.tag == _STR and type(value_node) is yaml.ScalarNode:  # most values: text, without a call
+            mapping[key] = value_node.value
+        else:
+            mapping[key] = construct_plain(loader, value_node)
     return mapping
 
 
@@ -298,29 +316,46 @@ def compose_documents(text: str) -> Iterator[yaml.Node]:
         loader.dispose()
 
 
+def _child(node: yaml.Node, key: Any) -> yaml.Node | None:
+    """The value at ``key`` of a mapping node (the first such key), or the item at index ``key`` of a sequence."""
+    if isinstance(node, yaml.MappingNode):
+        text = str(key)
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == text:
+                return cast(yaml.Node, value_node)
+    elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        return cast(yaml.Node, node.value[key])
+    return None
+
+
 def position(node: yaml.Node | None, keys: tuple[Any, ...]) -> tuple[int, int]:
     """1-based (line, col) of the node at ``keys`` below ``node``; the deepest existing one if absent.
 
     For a mapping key the value's position is given, so a message about an annotation points at
     the annotation's value.
     """
+    return positions(node, [keys])[0]
+
+
+def positions(node: yaml.Node | None, paths: Iterable[tuple[Any, ...]]) -> list[tuple[int, int]]:
+    """``position(node, path)`` of each path, each node on the way looked up once for all the paths through it."""
     if node is None:
-        return (1, 1)
-    current = node
-    for key in keys:
-        found = None
-        if isinstance(current, yaml.MappingNode):
-            for key_node, value_node in current.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.value == str(key):
-                    found = value_node
-                    break
-        elif isinstance(current, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(current.value):
-            found = current.value[key]
-        if found is None:
-            break
-        current = found
-    mark = current.start_mark
-    return (mark.line + 1, mark.column + 1)
+        return [(1, 1) for _ in paths]
+    reached: dict[tuple[Any, ...], yaml.Node] = {(): node}
+    found = []
+    for path in paths:
+        depth = len(path)
+        while path[:depth] not in reached:
+            depth -= 1
+        current = reached[path[:depth]]
+        for at in range(depth, len(path)):
+            below = _child(current, path[at])
+            if below is None:
+                break
+            current = reached[path[: at + 1]] = below
+        mark = current.start_mark
+        found.append((mark.line + 1, mark.column + 1))
+    return found
 
 
 def find_scalar(node: yaml.Node | None, needle: str) -> tuple[int, int] | None:
