@@ -176,11 +176,14 @@ def _drop_shadowed(found: set[tuple[SchemaIssue, str]]) -> set[SchemaIssue]:
     return {i for i, keyword in found if keyword in ("type", "additionalProperties") or i.path not in typed}
 
 
+_NULL_PROBE = json.JSONEncoder(check_circular=False)  # made once: json.dumps with an option makes one per call
+
+
 def _stored(obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` without its nulls, as the API server stores it; ``obj`` itself when its JSON text (written in C,
     and far cheaper than the copy) shows no null."""
     try:
-        if "null" not in json.dumps(obj, check_circular=False):
+        if "null" not in _NULL_PROBE.encode(obj):
             return obj
     except (TypeError, ValueError, RecursionError):
         pass  # not JSON (a date, a non-string key) or very deep: the walk decides

@@ -81,29 +81,28 @@ def _missing(universe: Universe, start: Obj, parent: str, names: list[str]) -> t
 CYCLE_SEARCH = 64  # runtimes walked past the depth limit looking for a loop: bounded, so R runtimes cost O(R)
 
 
-def _cycle_beyond(
-    universe: Universe, start: Obj, walked: list[Obj], ends: dict[tuple[str, int], int]
-) -> list[str] | None:
+def _cycle_beyond(universe: Universe, start: Obj, walked: list[Obj], known: Known) -> list[str] | None:
     """Past the depth limit, whether the chain goes on to loop (within ``CYCLE_SEARCH`` more runtimes):
     its names up to the repeat, or None.
 
-    ``ends`` remembers, per lookup scope and runtime, how many parents on its chain ends (a runtime
+    ``known.ends`` remembers, per lookup scope and runtime, how many parents on its chain ends (a runtime
     without a parent, or a parent not found), or -1 for a chain that never ends: a chain that ends holds
     no loop, so a walk that meets a runtime known to end stops there. Shared by every runtime ``resolve_all`` resolves,
     it makes a long chain cost O(R) lookups instead of ``CYCLE_SEARCH`` per runtime.
     """
+    ends = known.ends
     scope = start.namespace if start.kind == SR else ""
     names = [r.name for r in walked]
     seen = set(names)
     current = walked[-1]
     path: list[Obj] = []
     for _ in range(CYCLE_SEARCH):
-        known = ends.get((scope, id(current)))
-        if known is not None and known >= 0:  # its chain ends, so holds no loop (a loop never ends)
-            _remember(ends, scope, path, known)
+        end = ends.get((scope, id(current)))
+        if end is not None and end >= 0:  # its chain ends, so holds no loop (a loop never ends)
+            _remember(ends, scope, path, end)
             return None
         path.append(current)
-        parent = parent_name(current)
+        parent = known.parent(current)
         found = None if parent is None or parent in seen else _lookup(universe, start, parent)
         if parent is not None and parent in seen:
             return [*names, parent]
@@ -114,7 +113,7 @@ def _cycle_beyond(
         names.append(parent)
         seen.add(parent)
         current = found
-    _walk_on(universe, start, current, (path, seen, scope), ends)
+    _walk_on(universe, start, current, (path, seen, scope), known)
     return None
 
 
@@ -123,32 +122,33 @@ def _walk_on(
     start: Obj,
     current: Obj,
     walk: tuple[list[Obj], set[str], str],
-    ends: dict[tuple[str, int], int],
+    known: Known,
 ) -> None:
     """After a search that found no loop: follow the chain on to its end or its first repeat, remembering either
     for every runtime met (-1: it never ends), so that later searches stop where this one went. Bounded: each
     step meets a name not met before, and there are only so many runtimes."""
     path, seen, scope = walk
+    ends = known.ends
     for _ in range(len(universe.cluster_runtimes) + len(universe.runtimes) + 1):
-        known = ends.get((scope, id(current)))
-        if known is not None:
+        end = ends.get((scope, id(current)))
+        if end is not None:
             break
         path.append(current)
-        parent = parent_name(current)
+        parent = known.parent(current)
         found = None if parent is None or parent in seen else _lookup(universe, start, parent)
         if found is None:
-            known = -1 if parent is not None and parent in seen else 0
+            end = -1 if parent is not None and parent in seen else 0
             break
         assert parent is not None
         seen.add(parent)
         current = found
     else:
         return
-    if known < 0:
+    if end < 0:
         for runtime in path:
             ends[(scope, id(runtime))] = -1
     else:
-        _remember(ends, scope, path, known)
+        _remember(ends, scope, path, end)
 
 
 def _remember(ends: dict[tuple[str, int], int], scope: str, path: list[Obj], beyond: int) -> None:
@@ -173,11 +173,28 @@ def _quote(name: str) -> str:
     return json.dumps(clip(name), ensure_ascii=False)
 
 
-def resolve(universe: Universe, runtime: Obj, ends: dict[tuple[str, int], int] | None = None) -> Chain:
+class Known:
+    """What resolving learns once for every runtime of a universe: each runtime's parent name (by identity, asked
+    once), and where chains end (``_cycle_beyond``). The universe must not change while it is in use."""
+
+    def __init__(self) -> None:
+        self.parents: dict[int, str | None] = {}
+        self.ends: dict[tuple[str, int], int] = {}
+
+    def parent(self, runtime: Obj) -> str | None:
+        key = id(runtime)
+        if key in self.parents:
+            return self.parents[key]
+        found = self.parents[key] = parent_name(runtime)
+        return found
+
+
+def resolve(universe: Universe, runtime: Obj, known: Known | None = None) -> Chain:
+    known = known if known is not None else Known()
     walked: list[Obj] = [runtime]
     names = [runtime.name]
     current = runtime
-    while (parent := parent_name(current)) is not None:
+    while (parent := known.parent(current)) is not None:
         if parent in names:
             return Chain(
                 runtime, tuple(walked), INHERITANCE_CYCLE, f"inheritance cycle detected: {_fmt([*names, parent])}", None
@@ -192,7 +209,7 @@ def resolve(universe: Universe, runtime: Obj, ends: dict[tuple[str, int], int] |
                 f"inheritance chain exceeds max depth {MAX_DEPTH} (chain so far: {_fmt(names)}, next parent "
                 f"{_quote(parent)})"
             )
-            loop = _cycle_beyond(universe, runtime, [*walked, found], {} if ends is None else ends)
+            loop = _cycle_beyond(universe, runtime, [*walked, found], known)
             if loop is not None:
                 message += f"; it is also an inheritance cycle: {_fmt(loop)}"
             return Chain(runtime, tuple(walked), MAX_DEPTH_EXCEEDED, message, None)
@@ -237,9 +254,9 @@ def resolve_all(universe: Universe) -> tuple[dict[str, Chain], list[Diagnostic]]
     error (``chain_problem``) is left to the caller, which words it (the lifecycle: ``--keep-last-good``)."""
     chains: dict[str, Chain] = {}
     problems: list[Diagnostic] = []
-    ends: dict[tuple[str, int], int] = {}  # see _cycle_beyond; the universe does not change meanwhile
+    known = Known()  # the universe does not change meanwhile
     for runtime in universe.all_runtimes():
-        chain = resolve(universe, runtime, ends)
+        chain = resolve(universe, runtime, known)
         chains[runtime_key(runtime)] = chain
         problem = profile_problem(runtime)
         if problem is not None:
