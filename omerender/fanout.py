@@ -319,3 +319,24 @@ def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, coun
         return None
     budget.alias_text = alias_text
     return parsed + parsed_own
+
+
+Item = TypeVar("Item")
+Out = TypeVar("Out")
+
+
+def map_in_workers(items: Sequence[Item], fn: Callable[[Item], Out], count: int, what: str) -> list[Out]:
+    """``[fn(item) for item in items]`` by ``count`` processes: ``count - 1`` forked workers and the parent, which
+    takes the last contiguous slice; results (pickled by the workers) in order. ``fn`` must not raise what the
+    caller should see: a worker that raises fails the run (``WorkerFailed``); return the exception instead."""
+    *others, own = slices(items, max(1, min(count, len(items), MAX_WORKERS)))
+
+    def work(part: Sequence[Item], _scratch: Scratch) -> bytes:
+        return pickle.dumps([fn(item) for item in part], pickle.HIGHEST_PROTOCOL)
+
+    mine: list[Out] = []
+    messages = run_forked(others, work, what, meanwhile=lambda: mine.extend(fn(item) for item in own))
+    found: list[Out] = []
+    for message, _ in messages:
+        found.extend(pickle.loads(message))  # noqa: S301 - our own child's bytes
+    return found + mine

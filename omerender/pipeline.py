@@ -17,7 +17,7 @@ from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors, 
 from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
-from omerender.load.reader import empty_inputs, load
+from omerender.load.reader import ParseMany, empty_inputs, load
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
@@ -146,6 +146,15 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     return objects
 
 
+def parse_many(options: BuildOptions) -> ParseMany | None:
+    """How a run with ``options`` parses many inputs: in ``options.parse_jobs`` processes, or one by one."""
+    if options.parse_jobs <= 1:
+        return None
+    from omerender.fanout import parse_in_workers  # here: forking is for large inputs only (start-up)
+
+    return functools.partial(parse_in_workers, count=options.parse_jobs)
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside; the objects alive at the end are frozen out of later collections.
@@ -175,12 +184,7 @@ def build(
     with ``fanout``, rendering may happen in worker processes (``fanout``)."""
     with collector_paused():
         skip = settings_files(options) | skip
-        parse_many = None
-        if options.parse_jobs > 1:
-            from omerender.fanout import parse_in_workers
-
-            parse_many = functools.partial(parse_in_workers, count=options.parse_jobs)
-        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, parse_many=parse_many)
+        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, parse_many=parse_many(options))
         result = build_objects(loaded.objects, loaded.diagnostics, options, paths, fanout)
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)

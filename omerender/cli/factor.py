@@ -96,6 +96,7 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
     rendered object stay the same, byte for byte; if not, it writes nothing and exits 1.
     Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
     """
+    from omerender.cli.build import cores
     from omerender.factor import journal, tree
     from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
@@ -104,7 +105,7 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
 
     _refuse(paths, settings, flags["in_place"], flags["dry_run"], flags["force"])
     options = FactorOptions(
-        build=options_from(settings, kube_version=resolve_kube_version(settings.kube_version)),
+        build=options_from(settings, kube_version=resolve_kube_version(settings.kube_version), parse_jobs=cores()),
         profiles_dir=flags["profiles_dir"],
         names=_names(flags["profile_name"]),
         deep=not flags["no_class_profiles"],

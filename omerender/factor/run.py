@@ -24,11 +24,11 @@ from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
 from omerender.load.obj import Obj
-from omerender.load.reader import load, to_object
+from omerender.load.reader import PARSE_LEAST_BYTES, ParseMany, load, parse_all
 from omerender.load.source import Source
-from omerender.load.yamlio import dump_stream, parse_documents
+from omerender.load.yamlio import dump_stream
 from omerender.output.emit import only_searched
-from omerender.pipeline import build_objects
+from omerender.pipeline import build_objects, parse_many
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
 
@@ -78,21 +78,40 @@ def _lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
+Rewritten = tuple[str, list[tuple[int, int]], list[dict[FieldPath, Comments]]]
+
+
 def _rewrite(
-    p: Plan, texts: dict[str, str]
+    p: Plan, texts: dict[str, str], jobs: int
 ) -> tuple[dict[str, str], dict[str, tuple[int, int]], dict[str, dict[FieldPath, Comments]]]:
     """New texts of the files holding children; each child's lines before and after, and the comments of
-    the fields that left it (by runtime key)."""
+    the fields that left it (by runtime key). In ``jobs`` processes when the files hold ``PARSE_LEAST_BYTES`` of
+    text or more (each file's documents are composed again, for their positions); the same result either way."""
     by_path: dict[str, list[Any]] = {}
     for c in p.children:
         by_path.setdefault(c.runtime.path, []).append(c)
     files: dict[str, str] = {}
     lines: dict[str, tuple[int, int]] = {}
     comments: dict[str, dict[FieldPath, Comments]] = {}
-    for path, children in sorted(by_path.items()):
-        files[path], counts, found = rewrite_file(
-            texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children]
-        )
+    work = sorted(by_path.items())
+
+    def one(item: tuple[str, list[Any]]) -> Rewritten | RewriteError:
+        path, children = item
+        try:
+            return rewrite_file(texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children])
+        except RewriteError as exc:  # a value: the first in file order is raised, as one process would
+            return exc
+
+    if jobs > 1 and len(work) > 1 and sum(len(texts[path]) for path, _ in work) >= PARSE_LEAST_BYTES:
+        from omerender.fanout import map_in_workers  # here: forking is for large inputs only (start-up)
+
+        done = map_in_workers(work, one, jobs, "rewriting")
+    else:
+        done = [one(item) for item in work]
+    for (path, children), rewritten in zip(work, done, strict=True):
+        if isinstance(rewritten, RewriteError):
+            raise rewritten
+        files[path], counts, found = rewritten
         for c, count, notes in zip(children, counts, found, strict=True):
             lines[runtime_key(c.runtime)] = count
             comments[runtime_key(c.runtime)] = notes
@@ -126,16 +145,15 @@ def _profile_files(
     return out
 
 
-def _objects(texts: dict[str, str], namespace: str) -> tuple[list[Obj], list[Diagnostic]]:
-    objects, problems = [], []
-    for path, text in sorted(texts.items()):
-        source = Source(path, text)
-        for doc in parse_documents(text):
-            obj, problem = to_object(source, doc, namespace)
-            if problem is not None:
-                problems.append(problem)
-            if obj is not None:
-                objects.append(obj)
+def _objects(texts: dict[str, str], namespace: str, parsing: ParseMany | None) -> tuple[list[Obj], list[Diagnostic]]:
+    """The objects of factor's new texts (parsed as the inputs are, in workers when they are large)."""
+    objects: list[Obj] = []
+    problems: list[Diagnostic] = []
+    for found, diagnostics in parse_all(
+        [Source(path, text) for path, text in sorted(texts.items())], Budget(), namespace, parsing
+    ):
+        objects.extend(found)
+        problems.extend(diagnostics)
     return objects, problems
 
 
@@ -257,7 +275,8 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     namespace, limit = options.build.namespace, options.build.max_file_bytes
     budget = Budget(max_file_bytes=limit)  # the inputs' (read twice when runtimes are rewritten)
     everything = paths + options.search_paths
-    loaded = load(everything, namespace, budget, stdin)
+    parsing = parse_many(options.build)
+    loaded = load(everything, namespace, budget, stdin, parse_many=parsing)
     old = build_objects(loaded.objects, loaded.diagnostics, options.build, paths)
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
@@ -270,6 +289,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         options.deep,
         options.convert_auto_selected,
         owned=lambda runtime: not searched(runtime),
+        jobs=options.build.parse_jobs,
     )
     reuse_existing(p, old.universe)
     relying = _relying_on_selection(old)
@@ -292,7 +312,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     try:
         rewrites = Budget(max_file_bytes=limit)
         texts = {path: read_text(path, rewrites) for path in sorted({c.runtime.path for c in p.children})}
-        files, lines, comments = _rewrite(p, texts)
+        files, lines, comments = _rewrite(p, texts, options.build.parse_jobs)
     except ReadProblem as exc:
         message = f"factor cannot read a file to rewrite: {exc.message}"
         result.diagnostics.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
@@ -311,9 +331,9 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
     if p.children:
         rewritten = frozenset(os.path.realpath(f) for f in files)  # read again only what was not rewritten
-        again = load(everything, namespace, budget, stdin, skip=rewritten)
+        again = load(everything, namespace, budget, stdin, skip=rewritten, parse_many=parsing)
         kept = [o for o in again.objects if o.path not in files]
-        new_objects, problems = _objects({**files, **profiles}, namespace)
+        new_objects, problems = _objects({**files, **profiles}, namespace, parsing)
         new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
         proof = _prove(old, new, converted)
         if proof:

@@ -312,6 +312,19 @@ ParseMany = Callable[[list[Source], Budget, str], list[Parsed] | None]
 """``parse_file`` of every source, in order, by other means (``fanout.parse_in_workers``); None: one by one."""
 
 
+def parse_all(sources: list[Source], budget: Budget, namespace: str, parse_many: ParseMany | None) -> list[Parsed]:
+    """``parse_file`` of every source, in order: by ``parse_many`` from ``PARSE_LEAST_BYTES`` of text on, unless the
+    node budget needs counting (in file order); one by one otherwise, or where ``parse_many`` declines."""
+    parsed = None
+    may_fork = parse_many is not None and len(sources) > 1 and budget.nodes_possible <= budget.max_total_nodes
+    if may_fork and sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES:  # summed only then
+        assert parse_many is not None
+        parsed = parse_many(sources, budget, namespace)
+    if parsed is None:
+        parsed = [parse_file(source, budget, namespace) for source in sources]
+    return parsed
+
+
 def load(
     paths: list[str],
     namespace: str = "default",
@@ -343,13 +356,7 @@ def load(
         assert text is not None
         sources.append(Source(shown, text))
     admit(budget, [source.text for source in sources])
-    parsed = None
-    may_fork = parse_many is not None and len(sources) > 1 and budget.nodes_possible <= budget.max_total_nodes
-    if may_fork and sum(len(source.text) for source in sources) >= PARSE_LEAST_BYTES:  # summed only then
-        assert parse_many is not None
-        parsed = parse_many(sources, budget, namespace)
-    if parsed is None:
-        parsed = [parse_file(source, budget, namespace) for source in sources]
+    parsed = parse_all(sources, budget, namespace, parse_many)
     for source, (objects, problems) in zip(sources, parsed, strict=True):
         result.files.append(source.path)
         result.objects.extend(objects)
