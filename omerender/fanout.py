@@ -8,9 +8,9 @@ saying where that text is, never the objects themselves, which would cost the pa
 The parent reads the workers' messages in slice order and merges their sorted lists, so the order is one
 process's order; the texts stay in the scratch files until the output is written (``Scratch``).
 
-Before that, a large input is parsed the same way (``parse_in_workers``): each worker parses a contiguous slice
-of the files and sends back its objects' fields and diagnostics, while the parent parses the last slice itself;
-merged in file order.
+Before that, a large input is parsed the same way (``parse_in_workers``, through ``map_in_workers``, which factor
+uses too): each worker parses a contiguous slice of the files and sends back its objects' fields and diagnostics,
+while the parent parses the last slice itself; merged in file order.
 
 A worker that raises, exits or is killed makes the whole run fail with ``WorkerFailed`` (exit 3): no
 worker is left running, nothing is printed or written.
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 Key = tuple[str, str]
 Part = TypeVar("Part")
+Item = TypeVar("Item")
+Out = TypeVar("Out")
 Render = Callable[["BuildResult", Sequence[Key]], list[dict[str, Any]]]
 """Renders the InferenceServices of a slice (their diagnostics go to the result), objects in output order."""
 Finish = Callable[["BuildResult", list[dict[str, Any]], "Scratch"], list[dict[str, Any]]]
@@ -272,57 +274,36 @@ def render_in_workers(
 
 
 def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, count: int) -> list[Parsed] | None:
-    """``reader.parse_file`` of every source, by ``count`` processes: the parent parses the last contiguous slice of
-    the files while ``count - 1`` forked workers parse the others; merged in file order. Each OME object comes with
-    its schema issues as loaded (``admission.validate`` takes them as found).
+    """``reader.parse_file`` of every source, by ``count`` processes (``map_in_workers``: the parent parses the last
+    slice); in file order. Each OME object comes with its schema issues as loaded (``admission.validate`` takes them
+    as found).
 
-    Workers send their objects back as fields, and the parent's own sources are put back in them. None when the
-    aliases of all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
+    Objects come back as their fields, and the parent's own sources are put back in them. None when the aliases of
+    all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
     from omerender.admission.schema import crd_schema_issues
     from omerender.load.obj import Obj
     from omerender.load.reader import parse_file
 
-    def parse(part: Sequence[Source]) -> list[Parsed]:
-        found = []
-        for source in part:
-            objects, problems = parse_file(source, budget, namespace)
-            for obj in objects:
-                obj.schema_issues = crd_schema_issues(obj.body) if obj.is_ome else None
-            found.append((objects, problems))
-        return found
-
-    def work(part: Sequence[Source], _scratch: Scratch) -> bytes:
-        before = budget.alias_text
-        found = [
-            ([(o.index, o.body, o.namespace, o.slim, o.marks, o.schema_issues) for o in objects], problems)
-            for objects, problems in parse(part)
+    def parse(source: Source) -> tuple[list[tuple[Any, ...]], list[Diagnostic], int]:
+        before = budget.alias_text  # each process counts on from the run's count before any was parsed
+        objects, problems = parse_file(source, budget, namespace)
+        fields = [
+            (o.index, o.body, o.namespace, o.slim, o.marks, crd_schema_issues(o.body) if o.is_ome else None)
+            for o in objects
         ]
-        return pickle.dumps((found, budget.alias_text - before), pickle.HIGHEST_PROTOCOL)
+        return fields, problems, budget.alias_text - before
 
-    *others, own = slices(sources, min(count, len(sources), MAX_WORKERS))
     start = budget.alias_text
-    parsed_own: list[Parsed] = []
-    messages = run_forked(others, work, "parsing", meanwhile=lambda: parsed_own.extend(parse(own)))
-    parsed: list[Parsed] = []
-    alias_text = budget.alias_text  # the start, and what the parent's own slice added
-    position = 0
-    for message, _ in messages:
-        found, aliased = pickle.loads(message)  # noqa: S301 - our own child's bytes
-        alias_text += aliased
-        for fields, problems in found:
-            source = sources[position]
-            position += 1
-            objects = [Obj(source.path, i, body, source, ns, sl, m, issues) for i, body, ns, sl, m, issues in fields]
-            parsed.append((objects, problems))
+    found = map_in_workers(sources, parse, count, "parsing")
+    alias_text = start + sum(aliased for _, _, aliased in found)
     if alias_text > budget.max_total_bytes:
         budget.alias_text = start
         return None
     budget.alias_text = alias_text
-    return parsed + parsed_own
-
-
-Item = TypeVar("Item")
-Out = TypeVar("Out")
+    return [
+        ([Obj(source.path, i, body, source, ns, sl, m, issues) for i, body, ns, sl, m, issues in fields], problems)
+        for source, (fields, problems, _) in zip(sources, found, strict=True)
+    ]
 
 
 def map_in_workers(items: Sequence[Item], fn: Callable[[Item], Out], count: int, what: str) -> list[Out]:

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -131,21 +132,27 @@ def test_an_alias_budget_gone_over_across_workers_is_found_where_one_process_fin
     assert [d.path for d in one[1]] == [str(tmp_path / "3.yaml")] and "aliases" in one[1][0].message
 
 
-def test_a_failing_parse_worker_fails_the_run_with_one_line(
-    tree: Path, run_cli, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _parse_in_workers_failing(monkeypatch: pytest.MonkeyPatch, in_parent: bool, fail: Callable[[], None]) -> None:
+    """Inputs parsed in workers however small, and ``fail`` called as the first object is made in the parent
+    (``in_parent``) or in a worker."""
     from omerender.load import reader
 
     parent = os.getpid()
     real = reader.to_object
 
     def to_object(*args: Any, **kwargs: Any) -> Any:
-        if os.getpid() != parent:
-            os.kill(os.getpid(), signal.SIGKILL)
+        if (os.getpid() == parent) == in_parent:
+            fail()
         return real(*args, **kwargs)
 
     monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
     monkeypatch.setattr(reader, "to_object", to_object)
+
+
+def test_a_failing_parse_worker_fails_the_run_with_one_line(
+    tree: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _parse_in_workers_failing(monkeypatch, in_parent=False, fail=lambda: os.kill(os.getpid(), signal.SIGKILL))
     got = run_cli("build", str(tree), "-j", "3")  # the parent parses the last third itself: two workers
     assert got.exit_code == 3 and got.stdout == "", got
     assert (
@@ -159,18 +166,11 @@ def test_the_parent_failing_its_own_slice_leaves_no_worker_running(
     tree: Path, run_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The parent parses the last slice while the workers parse theirs: when it fails, they are stopped."""
-    from omerender.load import reader
 
-    parent = os.getpid()
-    real = reader.to_object
+    def fail() -> None:
+        raise RuntimeError("the parent's slice broke")
 
-    def to_object(*args: Any, **kwargs: Any) -> Any:
-        if os.getpid() == parent:
-            raise RuntimeError("the parent's slice broke")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
-    monkeypatch.setattr(reader, "to_object", to_object)
+    _parse_in_workers_failing(monkeypatch, in_parent=True, fail=fail)
     got = run_cli("build", str(tree), "-j", "3")
     assert (got.exit_code, got.stdout) == (3, ""), got
     assert got.stderr == "omerender: internal error: RuntimeError: the parent's slice broke\n"
