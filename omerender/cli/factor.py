@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,6 +20,9 @@ from omerender.cli.options import settings_options
 from omerender.errors import EXIT_FINDINGS
 from omerender.factor.report import FACTOR_FORMATS
 from omerender.settings import Settings
+
+if TYPE_CHECKING:
+    from omerender.factor.run import FactorOptions, FactorResult
 
 
 def _names(given: tuple[str, ...]) -> dict[str, str]:
@@ -56,6 +59,17 @@ def _refuse(paths: tuple[str, ...], settings: Settings, in_place: bool, dry_run:
             tree.roots_of(list(paths))
         except tree.TreeError as exc:
             raise click.UsageError(str(exc)) from None
+
+
+def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> FactorResult:
+    """factor's result, its diagnostics reported; exit 1 when it failed."""
+    from omerender.factor.run import factor as run_factor
+
+    result = run_factor(paths, options)
+    report_settings(result.diagnostics, settings)
+    if result.failed:
+        sys.exit(EXIT_FINDINGS)
+    return result
 
 
 @click.command(short_help="Extract shared runtime settings into profiles (inherit-from).")
@@ -100,7 +114,6 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
     from omerender.factor import journal, tree
     from omerender.factor.report import unified_diffs
     from omerender.factor.run import FactorOptions
-    from omerender.factor.run import factor as run_factor
     from omerender.pipeline import options_from
 
     _refuse(paths, settings, flags["in_place"], flags["dry_run"], flags["force"])
@@ -112,23 +125,28 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
         convert_auto_selected=flags["convert_auto_selected"],
         search_paths=list(settings.search_path),
     )
-    if flags["in_place"]:
-        recovered = journal.recover(journal.folder_of(list(paths)))
-        if recovered:
-            click.echo(f"omerender: {recovered}", err=True)
-    elif journal.pending(journal.folder_of(list(paths))):
-        click.echo("omerender: warning: a killed factor --in-place left its journal; run it again to finish", err=True)
-    result = run_factor(list(paths), options)
-    report_settings(result.diagnostics, settings)
-    if result.failed:
-        sys.exit(EXIT_FINDINGS)
-    if settings.output_dir is not None:
-        try:
-            tree.write_tree(settings.output_dir, tree.mirror(list(paths), result.files))
-        except tree.TreeError as exc:
-            raise click.UsageError(str(exc)) from None
-    elif flags["in_place"]:
-        journal.write_in_place(journal.folder_of(list(paths)), result.files)
+    folder = journal.folder_of(list(paths))
+    if flags["in_place"]:  # one lock from before the read until the change is in place
+        with journal.holding(folder, [*paths, *options.search_paths]) as held:
+            recovered = journal.recover(held)
+            if recovered:
+                click.echo(f"omerender: {recovered}", err=True)
+            result = _factored(list(paths), options, settings)
+            journal.write(held, result.files, result.originals)
+    else:
+        left = journal.pending(folder)
+        if left:
+            click.echo(
+                f"omerender: warning: {left}: a killed factor --in-place left its "
+                "journal; factor --in-place finishes it (once it has checked that it is this tree's)",
+                err=True,
+            )
+        result = _factored(list(paths), options, settings)
+        if settings.output_dir is not None:
+            try:
+                tree.write_tree(settings.output_dir, tree.mirror(list(paths), result.files))
+            except tree.TreeError as exc:
+                raise click.UsageError(str(exc)) from None
     click.echo(FACTOR_FORMATS[settings.output or "table"](result.report), nl=False)
     if flags["show_diff"]:
         click.echo(unified_diffs(result.originals, result.files), nl=False)

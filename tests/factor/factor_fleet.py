@@ -78,3 +78,29 @@ def build_output(tree: Path) -> str:
 
 def listing(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+KILLED_AFTER_COMMIT = """
+import os, signal, sys
+replace = os.replace
+def replacing(src, dst, **kwargs):
+    replace(src, dst, **kwargs)
+    if os.fspath(src).endswith(".omerender-factor.journal.tmp"):  # the journal is committed: die before using it
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replacing
+from omerender.cli import main
+main(sys.argv[1:])
+"""
+
+
+def killed_after_commit(tree: Path, *args: str) -> Path:
+    """Run ``factor --in-place TREE ARGS`` killed (SIGKILL) right after its journal commits: the journal, which the
+    next run finishes. Nothing in omerender knows of it: the subprocess wraps ``os.replace``."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", KILLED_AFTER_COMMIT, "factor", str(tree), "--in-place", *args]
+    done = subprocess.run(command, capture_output=True, check=False, cwd=tree.parent)
+    journal = tree / ".omerender-factor.journal"
+    assert done.returncode == -9 and journal.is_dir(), done
+    return journal

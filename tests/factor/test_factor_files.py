@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from factor_fleet import RUNTIME, build_output, fleet
+from factor_fleet import RUNTIME, build_output, fleet, killed_after_commit
 
 
 def test_mode_line_endings_and_bom_are_kept(run_cli, tmp_path: Path) -> None:
@@ -120,18 +120,16 @@ def test_leftovers_of_earlier_versions_are_cleaned(run_cli, tmp_path: Path) -> N
 
 def test_a_left_journal_is_named_by_the_other_modes_and_finished_by_in_place(run_cli, tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
-    journal = tree / ".omerender-factor.journal"
-    journal.mkdir()
-    target = tree / "runtimes" / "extra.yaml"
-    (journal / "0").write_text(RUNTIME.format(name="sglang-extra", lo="1B", hi="2B", tp=1), encoding="utf-8")
-    (journal / "plan").write_text(f"0\t{target}\n", encoding="utf-8")
+    small = tree / "runtimes" / "sglang-small.yaml"
+    before = small.read_bytes()
+    journal = killed_after_commit(tree)
     dry = run_cli("factor", str(tree), "--dry-run")
     assert "left its journal" in dry.stderr
-    assert not target.exists()
+    assert small.read_bytes() == before and journal.is_dir()
     result = run_cli("factor", str(tree), "--in-place")
     assert result.exit_code == 0, str(result)
     assert "finished the rewrite" in result.stderr
-    assert target.exists() and not journal.exists()
+    assert b"ome.io/inherit-from: sglang-profile" in small.read_bytes() and not journal.exists()
 
 
 def test_the_round_trip_for_flow_style_keeps_line_endings_and_bom(run_cli, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from factor_fleet import build_output, fleet, listing
+from factor_fleet import build_output, fleet, killed_after_commit, listing
 
 DRIVER = textwrap.dedent(
     """
@@ -80,3 +80,25 @@ def test_killed_at_every_point_then_run_again(
         assert not leftovers, (at, leftovers)
         assert set(names) - set(original) == {"profiles", "profiles/sglang-profile.yaml"}, at
         assert not os.path.exists(tree / ".omerender-factor.journal")
+
+
+def test_killed_while_finishing_a_journal_then_run_again(run_cli, tmp_path: Path, states) -> None:
+    # recovery is itself a run that can be killed: at each of its renames and at the journal's removal
+    pristine, before, _, _ = states
+    original = listing(pristine)
+    at, finished = 1, False
+    while not finished:
+        tree = tmp_path / f"at-{at}" / "tree"
+        shutil.copytree(pristine, tree)
+        killed_after_commit(tree)
+        count = tmp_path / f"at-{at}" / "count"
+        code = _run(tree, count, at, signal.SIGKILL)
+        finished = code == 0
+        assert code in (0, -signal.SIGKILL), (at, code)
+        again = run_cli("factor", str(tree), "--in-place")
+        assert again.exit_code == 0, (at, str(again))
+        assert build_output(tree) == before, at
+        assert set(listing(tree)) - set(original) == {"profiles", "profiles/sglang-profile.yaml"}, at
+        assert not os.path.exists(tree / ".omerender-factor.journal"), at
+        at += 1
+    assert at > 4  # three renames and the removal were each killed

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import hostile_inputs
+import journal_inputs
 import pytest
 import trust_inputs
 
@@ -107,6 +108,7 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
 
 GENERATORS.update(hostile_inputs.GENERATORS)
 GENERATORS.update(trust_inputs.GENERATORS)
+GENERATORS.update(journal_inputs.GENERATORS)
 CASES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
