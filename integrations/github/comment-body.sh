@@ -2,9 +2,14 @@
 # Write the pull-request comment for `omerender diff --against origin/$BASE_REF` to $BODY_FILE (and to the
 # job summary, $GITHUB_STEP_SUMMARY, when set) and exit with diff's code: 0 no change, 1 changes, 2 a usage
 # error or bad ref, 4 a tree that does not build (the body then also holds the diagnostics).
-# Env: BASE_REF, OMERENDER_PATHS (space separated), OMERENDER_ARGS (optional), BODY_FILE,
-# OMERENDER_PYTHON (the Python omerender is installed for; run isolated, -I, so that nothing in the pull
-# request's tree is imported); GITHUB_OUTPUT (optional) receives exit-code= and body-file=.
+# Every diagnostic is also printed to the log as a GitHub annotation (`::error file=...,line=...::`, from
+# omerender's `github` report, whose every value is escaped as the runner's workflow-command rules ask, so a
+# file name or message cannot start a command of its own), and the text diagnostics are kept in
+# $ERRORS_FILE (when set) for the step that fails the job to quote.
+# Env: BASE_REF, OMERENDER_PATHS (space separated), OMERENDER_ARGS (optional), BODY_FILE, ERRORS_FILE
+# (optional), OMERENDER_PYTHON (the Python omerender is installed for; run isolated, -I, so that nothing in
+# the pull request's tree is imported); GITHUB_OUTPUT (optional) receives exit-code=, body-file= and
+# errors-file=.
 set -uo pipefail
 MARKER='<!-- omerender-diff -->'
 LIMIT=60000 # GitHub refuses comments over 65,536 characters
@@ -17,8 +22,14 @@ if ! git rev-parse --verify --quiet "refs/remotes/origin/$BASE_REF" >/dev/null; 
   git fetch --quiet --no-tags origin "+refs/heads/$BASE_REF:refs/remotes/origin/$BASE_REF" || true
 fi
 code=0
-"${OMERENDER_PYTHON:-python3}" -I -m omerender diff --against "origin/$BASE_REF" -o markdown "${extra[@]}" "${paths[@]}" \
-  >"$work/out.md" 2>"$work/err.txt" || code=$?
+"${OMERENDER_PYTHON:-python3}" -I -m omerender diff --against "origin/$BASE_REF" -o markdown \
+  --report-format "github=$work/annotations.txt" "${extra[@]}" "${paths[@]}" >"$work/out.md" 2>"$work/err.txt" || code=$?
+if [ -s "$work/annotations.txt" ]; then
+  cat "$work/annotations.txt" # the runner turns each line into an annotation on the file and line it names
+fi
+if [ -n "${ERRORS_FILE:-}" ]; then
+  head -c 1000000 "$work/err.txt" >"$ERRORS_FILE"
+fi
 
 # Whole lines only, so no code span is cut open; a fence left open by the cut is closed.
 cut_lines() {
@@ -55,6 +66,6 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   cat "$BODY_FILE" >>"$GITHUB_STEP_SUMMARY"
 fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
-  printf 'exit-code=%s\nbody-file=%s\n' "$code" "$BODY_FILE" >>"$GITHUB_OUTPUT"
+  printf 'exit-code=%s\nbody-file=%s\nerrors-file=%s\n' "$code" "$BODY_FILE" "${ERRORS_FILE:-}" >>"$GITHUB_OUTPUT"
 fi
 exit "$code"

@@ -89,7 +89,20 @@ def _fanout(settings: Settings, paths: tuple[str, ...]) -> Fanout | None:
 
 def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
     """Build PATHS with ``settings`` (``kube``: the Kubernetes version resolved), report, and deliver: what
-    ``build`` and ``argocd-generate`` share."""
+    ``build`` and ``argocd-generate`` share. Out of memory before ``--output-dir`` is swapped in says that the
+    folder is as it was (after the swap, the writer says that it is new)."""
+    try:
+        _render(paths, settings, kube)
+    except MemoryError:
+        if not settings.output_dir or settings.check:
+            raise
+        from omerender.errors import WriteError
+
+        folder = settings.output_dir
+        raise WriteError(f"{folder}: cannot write: out of memory; {folder} is as it was") from None
+
+
+def _render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
     from omerender.cli.output import deliver
     from omerender.diagnostics import has_errors, sorted_unique
     from omerender.output.delivery import emitted

@@ -165,7 +165,8 @@ def guard(fn: F) -> F:
     """Turn anything unexpected into one line on stderr and exit 3, never a traceback.
 
     A failed write (``WriteError``, or any ``OSError``: a full disk, a read-only folder, a full
-    stdout) is the environment, not a bug: one line naming the user's path, exit 1.
+    stdout) is the environment, not a bug: one line naming the user's path, exit 1. So is running out of
+    memory (``MemoryError``).
     """
 
     @functools.wraps(fn)
@@ -187,6 +188,9 @@ def guard(fn: F) -> F:
         except KeyboardInterrupt:
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)
+        except MemoryError:  # the environment (ulimit -v, a container's limit), not a bug: one line, exit 1
+            click.echo("omerender: error: out of memory", err=True)
+            sys.exit(EXIT_FINDINGS)
         except OSError as exc:
             if not exc.filename:  # files are named (WriteError, read diagnostics): this was stdout
                 _stdout_failed(exc)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omerender.errors import WriteError
+from omerender.headroom import threads_fit
 
 _RENAME_EXCHANGE = 2
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -98,20 +99,30 @@ def refuse_symlinks(directory: str) -> None:
 
 def _remove_tree(parent_fd: int, name: str) -> None:
     """``rmtree`` of the folder ``name`` (never following a symlink), its sub-folders removed side by side:
-    removing a file mostly waits on the file system, so a few threads overlap their waits."""
+    removing a file mostly waits on the file system, so a few threads overlap their waits. Under ``ulimit -v``
+    only the threads there is room for start (``headroom``); where none can (that, or a limit on processes),
+    or one runs out of memory, this thread removes the rest."""
     fd = os.open(name, _DIRECTORY_NO_LINK, dir_fd=parent_fd)
     try:
         with os.scandir(fd) as listing:
             folders = [entry.name for entry in listing if entry.is_dir(follow_symlinks=False)]
-        if len(folders) > 1:
+        removers = threads_fit(min(REMOVERS, len(folders))) if len(folders) > 1 else 0
+        if removers > 0:
             from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(min(REMOVERS, len(folders)), thread_name_prefix="omerender-remove") as pool:
-                for done in [pool.submit(shutil.rmtree, folder, dir_fd=fd) for folder in folders]:
-                    done.result()
+            with ThreadPoolExecutor(removers, thread_name_prefix="omerender-remove") as pool:
+                started = []
+                for folder in folders:
+                    try:
+                        started.append(pool.submit(shutil.rmtree, folder, dir_fd=fd))
+                    except RuntimeError:  # "can't start new thread": the threads running, and the rmtree
+                        break  # below, remove the rest
+                for done in started:
+                    with contextlib.suppress(MemoryError):  # the rmtree below, in this thread, tries again
+                        done.result()
     finally:
         os.close(fd)
-    shutil.rmtree(name, dir_fd=parent_fd)  # what is left: files, links, a folder alone
+    shutil.rmtree(name, dir_fd=parent_fd)  # what is left: files, links, a folder alone (or all of it)
 
 
 def _remove(parent_fd: int, name: str) -> None:
@@ -231,7 +242,7 @@ def replacing(directory: str) -> Iterator[Replacement]:
         try:
             yield Replacement(base / where.name, base / where.stage, kind is not None, stage_fd)
         except BaseException:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, MemoryError):  # else the next run removes it
                 _remove(parent_fd, where.stage)
             raise
         finally:
@@ -240,6 +251,18 @@ def replacing(directory: str) -> Iterator[Replacement]:
         try:
             _refuse_symlinks(parent_fd, where)  # nothing may have turned into a link while the body ran
             _swap(parent_fd, where)
-            recover(parent_fd, where)
+            _drop_old(parent_fd, where)
         finally:
             _release_signals()
+
+
+def _drop_old(parent_fd: int, where: Siblings) -> None:
+    """After the swap: remove the previous DIR (now ``.DIR.old``). A failure says what is true: DIR is new."""
+    try:
+        recover(parent_fd, where)
+    except (OSError, MemoryError) as exc:
+        reason = "out of memory" if isinstance(exc, MemoryError) else exc.strerror or str(exc)
+        raise WriteError(
+            f"{where.shown} holds the new output, but its previous contents are left in "
+            f"{_shown(where, where.old)} ({reason}); the next run into it removes them"
+        ) from None

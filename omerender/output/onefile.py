@@ -127,7 +127,7 @@ def _replace(folder: str, name: str, data: bytes, keep_mode: int | None) -> None
             os.rename(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         except BaseException:
             if named:
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError, MemoryError):  # else the next run removes it
                     os.unlink(temp, dir_fd=folder_fd)
             raise
         finally:
@@ -150,7 +150,10 @@ def write_file(path: str, text: str) -> None:
         folder.mkdir(exist_ok=True)
     except OSError as exc:
         raise WriteError(f"{path}: cannot make its folder: {exc.strerror or exc}") from None
-    data = text.encode("utf-8")
+    try:
+        data = text.encode("utf-8")
+    except MemoryError:
+        raise WriteError(f"{path}: cannot write: out of memory; {path} is as it was") from None
     own = _own_descriptor(path)
     if own is not None:
         return _to_descriptor(path, own, data)
@@ -176,3 +179,5 @@ def write_file(path: str, text: str) -> None:
         raise
     except OSError as exc:
         raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    except MemoryError:  # before the rename: the path was not touched
+        raise WriteError(f"{path}: cannot write: out of memory; {path} is as it was") from None

@@ -13,7 +13,9 @@ So no path is resolved per file (``paths.inside`` resolved two per file, every c
 
 Creating a file mostly waits on the file system (its journal), not on the CPU. ``put_all`` therefore hands
 the files to background threads through a bounded queue while the caller keeps producing them (formatting
-the next objects, for instance): the waiting hides behind that work. The caller's thread still checks every
+the next objects, for instance): the waiting hides behind that work. Under ``ulimit -v`` only the threads
+there is address space for are started (``headroom``), and where one cannot start (that, or a limit on
+processes), fewer write, or the caller writes every file itself: the same files. The caller's thread still checks every
 path and makes every folder, in order, before a file below it is queued. The first error of a writing
 thread stops the others and is raised in the caller's thread; an error or interrupt in the caller's thread
 stops the writing threads before it propagates. Nothing is left running when ``put_all`` returns or raises.
@@ -29,6 +31,7 @@ import threading
 from collections.abc import Iterable
 
 from omerender.errors import WriteError
+from omerender.headroom import threads_fit
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -77,11 +80,19 @@ class _Writers:
         self._queue: queue.Queue[list[tuple[str, bytes]] | None] = queue.Queue(maxsize=_QUEUED)
         self._stopped = False
         self.failure: BaseException | None = None
-        self._threads = [
-            threading.Thread(target=self._run, name=f"omerender-writer-{n}", daemon=True) for n in range(count)
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._threads: list[threading.Thread] = []
+        for n in range(count):
+            thread = threading.Thread(target=self._run, name=f"omerender-writer-{n}", daemon=True)
+            try:
+                thread.start()
+            except RuntimeError:  # "can't start new thread": no room for its stack (ulimit -v); fewer will do
+                break
+            self._threads.append(thread)
+
+    @property
+    def running(self) -> bool:
+        """Whether any thread started (none: the sender writes the files itself)."""
+        return bool(self._threads)
 
     def _run(self) -> None:
         while (batch := self._queue.get()) is not None:
@@ -159,11 +170,12 @@ class Placer:
 
         Returns when every file is written; raises the first error, of this thread or of a writing thread.
         """
-        if self._writers < 1:
+        count = threads_fit(self._writers)  # under ulimit -v, only the threads there is room for
+        writers = _Writers(self._fd, count) if count > 0 else None
+        if writers is None or not writers.running:
             for rel, text in items:
                 self.put(rel, text)
             return
-        writers = _Writers(self._fd, self._writers)
         switch = sys.getswitchinterval()
         sys.setswitchinterval(min(switch, _SWITCH_SECONDS))
         done = False

@@ -7,6 +7,7 @@ ends with a newline (the text report of no diagnostics is the empty string).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict
@@ -126,14 +127,18 @@ def text_line(d: Diagnostic) -> str:
     return d.text()
 
 
-_COMMAND_STARTS = ("::", "##[")  # GitHub Actions' workflow commands, and their older spelling
+_OLD_COMMAND = "##["  # the older spelling of a GitHub Actions workflow command, read anywhere in a line
+_OLD_COMMAND_ESCAPED = "#\\x23["  # what the text report shows instead: # escaped as one_line escapes
+_COMMAND_AT_LINE_START = re.compile(r"(?:^|(?<=[\r\n]))(?=[^\S\r\n]*::)")
+"""Where a line (the runner ends one at CR or LF) starts a workflow command: ``::`` after blanks."""
 
 
 def no_workflow_commands(text: str) -> str:
-    """``text`` whose lines cannot be read as GitHub workflow commands (``::stop-commands::``, ``##[error]``):
-    a line that starts with one gets ``./`` in front, which leaves a file name at its start the same file."""
-    lines = text.split("\n")
-    return "\n".join("./" + line if line.lstrip().startswith(_COMMAND_STARTS) else line for line in lines)
+    """``text`` whose lines cannot be read as GitHub workflow commands: a line that starts with ``::`` (after
+    blanks: ``::stop-commands::``) gets ``./`` in front, which leaves a file name at its start the same file,
+    and ``##[`` (``##[error]``, ``##[add-mask]``), which the runner reads anywhere in a line, shows as
+    ``#\\x23[``."""
+    return _COMMAND_AT_LINE_START.sub("./", text.replace(_OLD_COMMAND, _OLD_COMMAND_ESCAPED))
 
 
 def _render_text(report: _Report) -> str:

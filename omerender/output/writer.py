@@ -103,3 +103,5 @@ def write_items(directory: str, names: Collection[str], items: Iterable[tuple[st
     except OSError as exc:
         shown = exc.filename if exc.filename and str(exc.filename).startswith(str(target)) else directory
         raise WriteError(f"{shown}: cannot write: {_reason(exc)}") from None
+    except MemoryError:  # before the swap (after it, replacing says so): DIR was not touched
+        raise WriteError(f"{directory}: cannot write: out of memory; {directory} is as it was") from None

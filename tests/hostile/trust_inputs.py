@@ -70,6 +70,11 @@ def command_file_name(folder: Path) -> None:
     (folder.parent / "::stop-commands::tok.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
 
 
+def old_command_file_name(folder: Path) -> None:
+    """A file whose name holds the older spelling of a workflow command, which the runner reads mid-line."""
+    (folder.parent / "a##[stop-commands]tok.yaml").write_text("kind: ConfigMap\n", encoding="utf-8")
+
+
 def big_annotations(folder: Path) -> None:
     example(folder)
     path = folder / "runtime.yaml"
@@ -101,6 +106,7 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
     "controller-config-deep-json": deep_controller_json,
     "argocd-parameters-deep-json": deep_argocd_parameters,
     "github-actions-command-file-name": command_file_name,
+    "github-actions-old-command-file-name": old_command_file_name,
     "effective-unknown-field": edit("profile.yaml", "      image:", "      imagee:"),
     "label-key-invalid": edit("runtime.yaml", "  annotations:\n", BAD_KEYS),
     "annotations-over-256k": big_annotations,

@@ -3,7 +3,11 @@ text report's guard against GitHub workflow commands."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from omerender.load import jsondepth, yamlio
 from omerender.names import qualified_name_problem
@@ -40,8 +44,23 @@ def test_json_depth_counts_brackets_outside_strings() -> None:
 
 
 def test_lines_that_would_start_workflow_commands_are_neutral() -> None:
-    text = "::stop-commands::t.yaml:1:1: error: x\n  ::error::y\n##[warning]z\nok: a::b\n"
-    assert (
-        no_workflow_commands(text)
-        == "./::stop-commands::t.yaml:1:1: error: x\n./  ::error::y\n./##[warning]z\nok: a::b\n"
+    text = "::stop-commands::t.yaml:1:1: error: x\n  ::error::y\n##[warning]z\nok: a::b\nx.yaml: ##[add-mask]k\r::e::\n"
+    assert no_workflow_commands(text) == (
+        "./::stop-commands::t.yaml:1:1: error: x\n./  ::error::y\n#\\x23[warning]z\nok: a::b\n"
+        "x.yaml: #\\x23[add-mask]k\r./::e::\n"
     )
+
+
+def _runner_lines(text: str) -> list[str]:
+    """The lines GitHub's runner reads a workflow command from: it ends a line at CR, LF or CRLF and trims
+    leading blanks; ``::`` at the start is a command, and so is ``##[`` anywhere in the line (the old form)."""
+    return [line.lstrip() for line in re.split(r"\r\n|\r|\n", text)]
+
+
+_PIECES = st.sampled_from([":", "::", "#", "##", "[", "]", " ", "\t", "\r", "\n", "\u2028", "x", "./"])
+
+
+@given(st.lists(_PIECES).map("".join))
+def test_no_text_starts_a_workflow_command(text: str) -> None:
+    for line in _runner_lines(no_workflow_commands(text)):
+        assert not line.startswith("::") and "##[" not in line, line
