@@ -125,7 +125,7 @@ def test_the_pins_resolve_and_are_exactly_what_the_image_installs() -> None:
     assert len(reached) - len(unread) >= len(project_requirements()), "too few pins were installed here to check"
 
 
-@pytest.mark.skipif(os.environ.get("CI") != "true", reason="CI installs with the constraints (.ci/run); a dev venv may not")
+@pytest.mark.skipif(os.environ.get("CI") != "true", reason="CI installs with the constraints (.ci/run); a venv may not")
 def test_ci_installs_exactly_the_pinned_versions() -> None:
     pinned = pins(CONSTRAINTS.read_text(encoding="utf-8"))
     _, _, unread = resolve(project_requirements(), pinned)
