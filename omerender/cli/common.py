@@ -22,6 +22,7 @@ from omerender.settings import Settings
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.output.ci_reports import Subject
+    from omerender.output.repo_paths import RepoRoot
     from omerender.result import BuildResult
 
 EXIT_INTERNAL = 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
@@ -216,7 +217,8 @@ def report(
     subjects: Callable[[], Sequence[Subject]] = tuple,
 ) -> None:
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
-    or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` is asked for."""
+    or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` or ``gitlab``
+    is asked for."""
     from omerender.errors import UsageError
     from omerender.output.reporters import render_report
     from omerender.settings import report_targets
@@ -227,16 +229,32 @@ def report(
     named = [(fmt, file) for fmt, file in targets if file is not None]
     if report_file is not None and report_file in {file for _, file in named}:
         raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
-    cases = subjects() if any(fmt == "junit" for fmt, _ in targets) else ()
+    cases = subjects() if any(fmt in ("junit", "gitlab") for fmt, _ in targets) else ()
     ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
+    repo = repo_root() if any(fmt not in ("text", "json") for fmt, _ in [(bare[0], None), *named]) else None
     for fmt, file in [(bare[0], report_file), *named]:
-        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log)
+        text = render_report(
+            fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log, repo=repo
+        )
         if file:
             from omerender.output.writer import write_file
 
             write_file(file, text)
         elif text:
             click.echo(text, err=True, nl=False)
+
+
+def repo_root() -> RepoRoot | None:
+    """Where this run is: its folder and the repository root above it (the nearest folder holding ``.git``),
+    for the reports CI systems read; None when the working folder is gone."""
+    from omerender.gitops.confine import root_of
+    from omerender.output.repo_paths import RepoRoot
+
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    return RepoRoot(cwd, root_of(cwd, ""))
 
 
 def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
