@@ -70,12 +70,21 @@ class _ClosedStdout(io.TextIOBase):
         raise OSError(errno.EBADF, "it is closed")
 
 
-class _PatientStdout(io.RawIOBase):
-    """Standard output on a non-blocking descriptor: a full pipe is waited on, so nothing is dropped."""
+class _Descriptor(io.RawIOBase):
+    """Standard output or error as the run writes it: every byte (a full non-blocking pipe is waited on, so
+    nothing is dropped), until the reader has gone (EPIPE: ``omerender build | head -1``).
+
+    A reader that closes its end has read all it wants: from then on this stream is silently dropped and the
+    command ends with the exit code of its own verdict. Go programs such as kubectl die of SIGPIPE there
+    without a message (a shell sees 141), which ``set -o pipefail`` counts as a failure of the writer; the
+    reader's own exit status already says whether the pipeline failed, so omerender, like ripgrep, stays
+    quiet and keeps its code. A full disk or a closed descriptor is still an error (``cannot write``).
+    """
 
     def __init__(self, fd: int) -> None:
         super().__init__()
         self._fd = fd
+        self.reader_gone = False
 
     def writable(self) -> bool:
         return True
@@ -86,13 +95,28 @@ class _PatientStdout(io.RawIOBase):
     def write(self, data: Any) -> int:
         from omerender.output.onefile import write_all
 
-        write_all(self._fd, bytes(data))
+        if not self.reader_gone:
+            try:
+                write_all(self._fd, bytes(data))
+            except BrokenPipeError:
+                self.reader_gone = True
         return len(data)
+
+
+def _wrapped(old: Any, fd: int) -> io.TextIOWrapper:
+    return io.TextIOWrapper(
+        io.BufferedWriter(_Descriptor(fd)),
+        encoding=old.encoding,
+        errors=old.errors,
+        line_buffering=old.line_buffering,
+        write_through=fd == 2,
+    )
 
 
 def _standard_streams() -> None:
     """Closed descriptors 0-2 are held on /dev/null (so no file the run opens becomes one), a closed stdout
-    fails at its first write, and a non-blocking stdout is written patiently."""
+    fails at its first write, and stdout and stderr are written through ``_Descriptor``: patiently, and
+    quietly dropped once their reader has gone."""
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
@@ -103,10 +127,12 @@ def _standard_streams() -> None:
                 os.close(spare)
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
-    elif not os.get_blocking(sys.stdout.fileno()):
-        old = sys.stdout
-        raw = _PatientStdout(old.fileno())
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors)
+    else:
+        sys.stdout.flush()
+        sys.stdout = _wrapped(sys.stdout, sys.stdout.fileno())
+    if sys.stderr is not None:
+        sys.stderr.flush()
+        sys.stderr = _wrapped(sys.stderr, sys.stderr.fileno())
 
 
 def exit_hard(main: Callable[[], Any]) -> None:
