@@ -92,6 +92,9 @@ class _Descriptor(io.RawIOBase):
     def fileno(self) -> int:
         return self._fd
 
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
     def write(self, data: Any) -> int:
         from omerender.output.onefile import write_all
 
@@ -188,6 +191,13 @@ def _flush_stdout() -> None:
         _stdout_failed(exc)
 
 
+def _aborted() -> None:
+    """The run ends on an error line of ``guard``'s, not on its verdict: ``-v`` adds no summary after it."""
+    from omerender.cli.verdict import tally
+
+    tally().aborted = True
+
+
 def guard(fn: F) -> F:
     """Turn anything unexpected into one line on stderr and exit 3, never a traceback.
 
@@ -209,17 +219,21 @@ def guard(fn: F) -> F:
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
         except OmerenderError as exc:
+            _aborted()
             click.echo(f"omerender: error: {one_line(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
+            _aborted()
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)
         except OSError as exc:
+            _aborted()
             if not exc.filename:  # files are named (WriteError, read diagnostics): this was stdout
                 _stdout_failed(exc)
             click.echo(f"omerender: error: {exc.filename}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_FINDINGS)
         except Exception as exc:  # noqa: BLE001 - the one place internal errors become exit 3
+            _aborted()
             click.echo(f"omerender: internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_INTERNAL)
 
@@ -245,6 +259,7 @@ def report(
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
     or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` or ``gitlab``
     is asked for."""
+    from omerender.cli.verdict import count_reported
     from omerender.errors import UsageError
     from omerender.output.reporters import render_report
     from omerender.settings import report_targets
@@ -252,6 +267,7 @@ def report(
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
     targets = report_targets(formats)
     bare = [fmt for fmt, file in targets if file is None] or ["text"]
+    count_reported(diagnostics, machine_stderr=bare[0] != "text" and report_file is None)
     named = [(fmt, file) for fmt, file in targets if file is not None]
     if report_file is not None and report_file in {file for _, file in named}:
         raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
@@ -295,7 +311,12 @@ def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
 
 
 def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: BuildResult) -> None:
-    """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists."""
+    """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists
+    (the last one is what ``-v``'s summary counts)."""
+    from omerender.cli.verdict import count_read
+
+    if results:
+        count_read(results[-1])
     report(
         diagnostics,
         settings.report_format,
