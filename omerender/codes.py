@@ -2,7 +2,7 @@
 
 Each entry gives the usual severity, a one-line description, and what it mirrors: the spec section
 (``spec: ...`` in ../shared/spec/runtime-inheritance.txt), OME's condition or event reason, or the
-Kubernetes rule. Reports (SARIF ``rules``) and the README's table are generated from this table;
+Kubernetes rule. Reports (SARIF ``rules``), docs/codes.md and the README's table are generated from this table;
 ``tests/unit/test_codes.py`` fails when a module writes a code inline or the README is stale.
 """
 
@@ -346,6 +346,44 @@ FALLBACK = _code("omerender", ERROR, "a finding without a more specific code")
 def describe(code: str) -> CodeInfo:
     """The catalogue entry for ``code``; an unknown code (only tests write those) gets a generic one."""
     return CATALOGUE.get(code) or CodeInfo(code, ERROR, code, "omerender")
+
+
+PROJECT_URL = "https://github.com/omerender/omerender"
+CODE_DOCS_URL = PROJECT_URL + "/blob/main/docs/codes.md"
+"""The page that documents every code (docs/codes.md, made by ``markdown_reference``): one section each."""
+
+
+def anchor(code: str) -> str:
+    """The fragment of ``code``'s section in docs/codes.md: its heading as GitHub makes an anchor of it."""
+    return code.lower()
+
+
+def help_uri(code: str) -> str:
+    """Where ``code`` is documented: the one URL scheme every report uses (SARIF's ``helpUri``)."""
+    return f"{CODE_DOCS_URL}#{anchor(code)}"
+
+
+def full_description(code: str) -> str:
+    """A sentence or two on ``code``: what it finds, its usual severity, and what it mirrors."""
+    info = describe(code)
+    return f"{info.summary[:1].upper()}{info.summary[1:]}. Reported as {info.severity}; mirrors {info.mirrors}."
+
+
+def markdown_reference() -> str:
+    """docs/codes.md: a section per code in catalogue order, each heading the code itself (its anchor)."""
+    lines = [
+        "# Diagnostic codes",
+        "",
+        "<!-- Made from omerender/codes.py by omerender.codes.markdown_reference(); tests/unit/test_code_docs.py",
+        "     fails when it is stale. -->",
+        "",
+        "Every diagnostic carries one of these codes: the text report shows it in brackets, the JSON, SARIF, JUnit",
+        "and Code Quality reports carry it, and SARIF's `helpUri` links each rule to its section here. The",
+        "severity shown is the one a code usually has; a few depend on settings (such as `--validate`).",
+    ]
+    for info in CATALOGUE.values():
+        lines += ["", f"## {info.code}", "", f"**{info.severity}**: {info.summary}.", "", f"Mirrors: {info.mirrors}."]
+    return "\n".join(lines) + "\n"
 
 
 def markdown_table() -> str:

@@ -194,6 +194,14 @@ SETTINGS: tuple[Spec, ...] = (
         commands=BUILD,
     ),
     Spec(
+        stem="fail-on-warning",
+        kind=Kind.FLAG,
+        default=False,
+        help="Exit 1 when a warning is reported, as helm lint --strict and kubeconform -strict do: what is "
+        "written stays the same, only the exit code changes (a run that exits 0 exits 1).",
+        routes=EVERY,
+    ),
+    Spec(
         stem="max-file-size",
         kind=Kind.SIZE,
         default=DEFAULT_MAX_FILE_BYTES,
@@ -328,6 +336,7 @@ class Settings:
     emit: tuple[str, ...] = ("rendered",)
     max_errors: int | None = None
     fail_empty_input: bool = False
+    fail_on_warning: bool = False
     max_file_size: int = DEFAULT_MAX_FILE_BYTES
     report_format: tuple[str, ...] = ()  # FMT[=FILE] each; report_targets reads them
     report_file: str | None = None

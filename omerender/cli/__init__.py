@@ -67,6 +67,9 @@ class _Main(click.Group):
     """The ``omerender`` group: keeps the arguments as typed, for hints that repeat the command."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        from omerender.cli.verdict import TALLY_KEY, Tally
+
+        ctx.meta[TALLY_KEY] = Tally()  # what the run reports and reads, counted from here (its clock too)
         ctx.meta[ARGV_KEY] = list(args)
         return super().parse_args(ctx, args)
 

@@ -104,6 +104,7 @@ def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None
 
 def _render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
     from omerender.cli.output import deliver
+    from omerender.cli.verdict import count_emitted
     from omerender.diagnostics import has_errors, sorted_unique
     from omerender.output.delivery import emitted
     from omerender.pipeline import build as run_build
@@ -126,6 +127,7 @@ def _render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> Non
     report_settings(findings, settings, result)
     if has_errors(findings):
         sys.exit(EXIT_FINDINGS)
+    count_emitted(len(selection.pairs))
     if settings.status_file:
         _write_status(result, settings.status_file)
     deliver(selection, result, settings, click.get_current_context())

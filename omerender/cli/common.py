@@ -22,6 +22,7 @@ from omerender.settings import Settings
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.output.ci_reports import Subject
+    from omerender.output.repo_paths import RepoRoot
     from omerender.result import BuildResult
 
 EXIT_INTERNAL = 3  # EXIT_FINDINGS (1) and EXIT_USAGE (2) come with the errors they mean
@@ -69,12 +70,21 @@ class _ClosedStdout(io.TextIOBase):
         raise OSError(errno.EBADF, "it is closed")
 
 
-class _PatientStdout(io.RawIOBase):
-    """Standard output on a non-blocking descriptor: a full pipe is waited on, so nothing is dropped."""
+class _Descriptor(io.RawIOBase):
+    """Standard output or error as the run writes it: every byte (a full non-blocking pipe is waited on, so
+    nothing is dropped), until the reader has gone (EPIPE: ``omerender build | head -1``).
+
+    A reader that closes its end has read all it wants: from then on this stream is silently dropped and the
+    command ends with the exit code of its own verdict. Go programs such as kubectl die of SIGPIPE there
+    without a message (a shell sees 141), which ``set -o pipefail`` counts as a failure of the writer; the
+    reader's own exit status already says whether the pipeline failed, so omerender, like ripgrep, stays
+    quiet and keeps its code. A full disk or a closed descriptor is still an error (``cannot write``).
+    """
 
     def __init__(self, fd: int) -> None:
         super().__init__()
         self._fd = fd
+        self.reader_gone = False
 
     def writable(self) -> bool:
         return True
@@ -82,16 +92,34 @@ class _PatientStdout(io.RawIOBase):
     def fileno(self) -> int:
         return self._fd
 
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
     def write(self, data: Any) -> int:
         from omerender.output.onefile import write_all
 
-        write_all(self._fd, bytes(data))
+        if not self.reader_gone:
+            try:
+                write_all(self._fd, bytes(data))
+            except BrokenPipeError:
+                self.reader_gone = True
         return len(data)
+
+
+def _wrapped(old: Any, fd: int) -> io.TextIOWrapper:
+    return io.TextIOWrapper(
+        io.BufferedWriter(_Descriptor(fd)),
+        encoding=old.encoding,
+        errors=old.errors,
+        line_buffering=old.line_buffering,
+        write_through=fd == 2,
+    )
 
 
 def _standard_streams() -> None:
     """Closed descriptors 0-2 are held on /dev/null (so no file the run opens becomes one), a closed stdout
-    fails at its first write, and a non-blocking stdout is written patiently."""
+    fails at its first write, and stdout and stderr are written through ``_Descriptor``: patiently, and
+    quietly dropped once their reader has gone."""
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
@@ -102,10 +130,12 @@ def _standard_streams() -> None:
                 os.close(spare)
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
-    elif not os.get_blocking(sys.stdout.fileno()):
-        old = sys.stdout
-        raw = _PatientStdout(old.fileno())
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=old.encoding, errors=old.errors)
+    else:
+        sys.stdout.flush()
+        sys.stdout = _wrapped(sys.stdout, sys.stdout.fileno())
+    if sys.stderr is not None:
+        sys.stderr.flush()
+        sys.stderr = _wrapped(sys.stderr, sys.stderr.fileno())
 
 
 def exit_hard(main: Callable[[], Any]) -> None:
@@ -161,6 +191,13 @@ def _flush_stdout() -> None:
         _stdout_failed(exc)
 
 
+def _aborted() -> None:
+    """The run ends on an error line of ``guard``'s, not on its verdict: ``-v`` adds no summary after it."""
+    from omerender.cli.verdict import tally
+
+    tally().aborted = True
+
+
 def guard(fn: F) -> F:
     """Turn anything unexpected into one line on stderr and exit 3, never a traceback.
 
@@ -183,20 +220,24 @@ def guard(fn: F) -> F:
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
         except OmerenderError as exc:
+            _aborted()
             click.echo(f"omerender: error: {one_line(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
+            _aborted()
             click.echo("omerender: interrupted", err=True)
             sys.exit(130)
         except MemoryError:  # the environment (ulimit -v, a container's limit), not a bug: one line, exit 1
             click.echo("omerender: error: out of memory", err=True)
             sys.exit(EXIT_FINDINGS)
         except OSError as exc:
+            _aborted()
             if not exc.filename:  # files are named (WriteError, read diagnostics): this was stdout
                 _stdout_failed(exc)
             click.echo(f"omerender: error: {exc.filename}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_FINDINGS)
         except Exception as exc:  # noqa: BLE001 - the one place internal errors become exit 3
+            _aborted()
             click.echo(f"omerender: internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_INTERNAL)
 
@@ -220,7 +261,9 @@ def report(
     subjects: Callable[[], Sequence[Subject]] = tuple,
 ) -> None:
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
-    or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` is asked for."""
+    or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` or ``gitlab``
+    is asked for."""
+    from omerender.cli.verdict import count_reported
     from omerender.errors import UsageError
     from omerender.output.reporters import render_report
     from omerender.settings import report_targets
@@ -228,19 +271,36 @@ def report(
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
     targets = report_targets(formats)
     bare = [fmt for fmt, file in targets if file is None] or ["text"]
+    count_reported(diagnostics, machine_stderr=bare[0] != "text" and report_file is None)
     named = [(fmt, file) for fmt, file in targets if file is not None]
     if report_file is not None and report_file in {file for _, file in named}:
         raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
-    cases = subjects() if any(fmt == "junit" for fmt, _ in targets) else ()
+    cases = subjects() if any(fmt in ("junit", "gitlab") for fmt, _ in targets) else ()
     ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
+    repo = repo_root() if any(fmt not in ("text", "json") for fmt, _ in [(bare[0], None), *named]) else None
     for fmt, file in [(bare[0], report_file), *named]:
-        text = render_report(fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log)
+        text = render_report(
+            fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log, repo=repo
+        )
         if file:
             from omerender.output.writer import write_file
 
             write_file(file, text)
         elif text:
             click.echo(text, err=True, nl=False)
+
+
+def repo_root() -> RepoRoot | None:
+    """Where this run is: its folder and the repository root above it (the nearest folder holding ``.git``),
+    for the reports CI systems read; None when the working folder is gone."""
+    from omerender.gitops.confine import root_of
+    from omerender.output.repo_paths import RepoRoot
+
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    return RepoRoot(cwd, root_of(cwd, ""))
 
 
 def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
@@ -255,7 +315,12 @@ def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
 
 
 def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: BuildResult) -> None:
-    """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists."""
+    """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists
+    (the last one is what ``-v``'s summary counts)."""
+    from omerender.cli.verdict import count_read
+
+    if results:
+        count_read(results[-1])
     report(
         diagnostics,
         settings.report_format,

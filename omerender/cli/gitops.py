@@ -12,6 +12,7 @@ import click
 from omerender.cli.build import render
 from omerender.cli.common import guard, report, resolve_kube_version, stdin
 from omerender.cli.options import file_layer, say_origins
+from omerender.cli.verdict import concluded, count_reported
 from omerender.errors import EXIT_FINDINGS
 from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, resolve
 
@@ -52,7 +53,8 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
     say_origins(settings)
     label = "KUBE_VERSION" if settings.origin("kube-version") is Origin.DEFAULT else "kube-version"
     kube = resolve_kube_version(settings.kube_version, label=label) if settings.kube_version else None
-    render(tuple(given), settings, kube)
+    with concluded(settings):
+        render(tuple(given), settings, kube)
 
 
 @click.command(short_help="KRM function and kustomize generator plugin: ResourceList in and out.")
@@ -87,16 +89,18 @@ def krm(config: str | None) -> None:
         output, failed = process(resource_list, settings, budget, place_rendered=not config, reported=reported)
     except KrmError as exc:
         raise click.UsageError(str(exc)) from None
-    if not config:
-        click.echo(dump_one(output), nl=False)
-    else:
-        from omerender.diagnostics import sorted_unique
+    with concluded(settings):
+        if not config:
+            count_reported(reported)  # they are the ResourceList's results
+            click.echo(dump_one(output), nl=False)
+        else:
+            from omerender.diagnostics import sorted_unique
 
-        report(sorted_unique(reported), (), None, settings.max_errors, 0)  # file:line:col, as build reports them
-        if not failed:
-            click.echo(dump_stream(output["items"]), nl=False)
-    if failed:
-        sys.exit(EXIT_FINDINGS)
+            report(sorted_unique(reported), (), None, settings.max_errors, 0)  # file:line:col, as build reports
+            if not failed:
+                click.echo(dump_stream(output["items"]), nl=False)
+        if failed:
+            sys.exit(EXIT_FINDINGS)
 
 
 COMMANDS = (argocd_generate, krm)

@@ -134,9 +134,12 @@ def settings_options(command: str) -> Callable[[F], F]:
         def wrapper(**kwargs: Any) -> Any:
             ctx = click.get_current_context()
             paths = [p for p in kwargs.get("paths", ()) if p != "-"]
+            from omerender.cli.verdict import concluded
+
             kwargs["settings"] = fold(ctx, specs, kwargs, paths)
             say_origins(kwargs["settings"])
-            return fn(**kwargs)
+            with concluded(kwargs["settings"]):
+                return fn(**kwargs)
 
         decorated: Any = wrapper
         decorated = click.option("--strict", is_flag=True, hidden=True, help="Same as --validate=strict.")(decorated)

@@ -3,10 +3,15 @@
 * ``junit``: one test case per InferenceService and per runtime of the build (``Subject``), failed when an
   error is located in its document; diagnostics located nowhere in a subject get one case per file.
   Warnings and notes are the case's ``system-out``. The layout is the one Ant's JUnit task wrote and
-  Jenkins, GitLab and GitHub test reporters read (``testsuites/testsuite/testcase/failure``).
-* ``gitlab``: a JSON array of issues with ``description``, ``check_name``, ``fingerprint`` (SHA-256 of the
-  finding, stable between runs), ``severity`` (``info``, ``minor``, ``major``, ``critical``, ``blocker``)
-  and ``location.path`` with ``location.lines.begin``, the fields GitLab's Code Quality report reads.
+  Jenkins, GitLab and GitHub test reporters read (``testsuites/testsuite/testcase/failure``), within the
+  schema Jenkins' xunit plugin validates against (junit-10.xsd: no ``file`` on a test case, no ``skipped``
+  on ``testsuites``). Every ``time`` is ``0``: omerender does not time each runtime, and a measured time
+  would make two runs over the same tree differ.
+* ``gitlab``: a JSON array of issues with ``description``, ``check_name``, ``fingerprint``, ``severity``
+  (``info``, ``minor``, ``major``, ``critical``, ``blocker``) and ``location.path`` (relative to the
+  repository root) with ``location.lines.begin``, the fields GitLab's Code Quality report reads. GitLab
+  keeps one issue per fingerprint and compares them between the base and the merge request, so the
+  fingerprint leaves the line out: a finding that moves down a line is the same finding.
 
 Both are deterministic: subjects and diagnostics keep the order given (sorted by the caller).
 """
@@ -16,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,6 +32,8 @@ if TYPE_CHECKING:
     from omerender.result import BuildResult
 
 CODE_QUALITY_SEVERITY: dict[Severity, str] = {"error": "critical", "warning": "minor", "info": "info"}
+UNTIMED = "0"
+"""JUnit's ``time`` of every case and suite: not measured, so that the report is the same on every run."""
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # what XML 1.0 cannot hold
 
 
@@ -65,19 +72,18 @@ def render_junit(diagnostics: Sequence[Diagnostic], subjects: Sequence[Subject],
             files.setdefault(d.path, []).append(d)
         else:
             cases[(owner.kind, owner.name)].append(d)
-    where = {(s.kind, s.name): s.path for s in subjects}
-    rows = [(kind, name, where[kind, name], found) for (kind, name), found in sorted(cases.items())]
-    rows += [("file", path, path, found) for path, found in sorted(files.items())]
+    rows = [(kind, name, found) for (kind, name), found in sorted(cases.items())]
+    rows += [("file", path, found) for path, found in sorted(files.items())]
     failures = sum(1 for *_, found in rows if any(d.severity == "error" for d in found))
-    counts = {"tests": str(len(rows)), "failures": str(failures), "errors": "0", "skipped": "0"}
+    counts = {"tests": str(len(rows)), "failures": str(failures), "errors": "0", "time": UNTIMED}
     from xml.etree import ElementTree as ET  # here: only a JUnit report pays for it at start-up
 
     root = ET.Element("testsuites", {"name": "omerender", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": "omerender", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": "omerender", **counts, "skipped": "0"})
     ET.SubElement(ET.SubElement(suite, "properties"), "property", {"name": "toolVersion", "value": tool_version})
-    for kind, name, path, found in rows:
-        case = ET.SubElement(suite, "testcase", {"classname": _xml_text(kind), "name": _xml_text(name)})
-        case.set("file", _xml_text(path))
+    for kind, name, found in rows:
+        attributes = {"classname": _xml_text(kind), "name": _xml_text(name), "time": UNTIMED}
+        case = ET.SubElement(suite, "testcase", attributes)
         errors = [d for d in found if d.severity == "error"]
         if errors:
             first = errors[0]
@@ -90,22 +96,43 @@ def render_junit(diagnostics: Sequence[Diagnostic], subjects: Sequence[Subject],
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _fingerprint(d: Diagnostic) -> str:
-    finding = json.dumps([d.path, d.line, d.col, d.code, d.message], ensure_ascii=False)
-    return hashlib.sha256(finding.encode("utf-8")).hexdigest()
+def _fingerprint(finding: list[str]) -> str:
+    return hashlib.sha256(json.dumps(finding, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def render_gitlab(diagnostics: Sequence[Diagnostic]) -> str:
-    issues = [
-        {
-            "description": d.message,
-            "check_name": d.code or "omerender",
-            "fingerprint": _fingerprint(d),
-            "severity": CODE_QUALITY_SEVERITY[d.severity],
-            "location": {"path": d.path, "lines": {"begin": max(d.line, 1)}},
-        }
-        for d in diagnostics
-    ]
+def render_gitlab(
+    diagnostics: Sequence[Diagnostic],
+    subjects: Sequence[Subject] = (),
+    repo_path: Callable[[str], str] = str,
+) -> str:
+    """The Code Quality issues; ``repo_path`` maps a path as typed to one relative to the repository root.
+
+    A fingerprint is the SHA-256 of the path, the code, the JSON path and the document the finding is in
+    (its runtime or InferenceService, when ``subjects`` holds it): stable when lines move. Two findings that
+    still share one (the same code at the same field of one document) are told apart by their order.
+    """
+    starts: dict[str, list[Subject]] = {}
+    for subject in sorted(subjects, key=lambda s: (s.path, s.line)):
+        starts.setdefault(subject.path, []).append(subject)
+    seen: dict[str, int] = {}
+    issues = []
+    for d in diagnostics:
+        path = repo_path(d.path)
+        owner = _owner(d, starts)
+        finding = [path, d.code, d.json_path, f"{owner.kind}/{owner.name}" if owner else ""]
+        fingerprint = _fingerprint(finding)
+        seen[fingerprint] = seen.get(fingerprint, 0) + 1
+        if seen[fingerprint] > 1:
+            fingerprint = _fingerprint([*finding, str(seen[fingerprint])])
+        issues.append(
+            {
+                "description": d.message,
+                "check_name": d.code or "omerender",
+                "fingerprint": fingerprint,
+                "severity": CODE_QUALITY_SEVERITY[d.severity],
+                "location": {"path": path, "lines": {"begin": max(d.line, 1)}},
+            }
+        )
     return dump_json(issues)
 
 

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from omerender import codes
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.output.formats import dump_json
+from omerender.output.repo_paths import RepoRoot, is_pseudo, plain
 
 if TYPE_CHECKING:  # ci_reports (JUnit's XML, GitLab's fingerprints) is imported by the two formats that use it
     from omerender.output.ci_reports import Subject
@@ -24,11 +25,13 @@ FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
 REPORT_VERSION: Literal[1] = 1
 TOOL_NAME = "omerender"
-INFORMATION_URI = "https://github.com/omerender/omerender"
+INFORMATION_URI = codes.PROJECT_URL
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 FALLBACK_CODE = codes.FALLBACK
 """Rule id of a SARIF result whose diagnostic carries no code (SARIF tools expect one)."""
+SRCROOT = "%SRCROOT%"
+"""SARIF's ``uriBaseId`` of a path relative to the repository root (the base CodeQL and GitHub use)."""
 
 _GITHUB_COMMAND: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "notice"}
 _SARIF_LEVEL: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
@@ -67,10 +70,13 @@ def render_report(
     tool_version: str,
     subjects: Sequence[Subject] = (),
     ci_log: bool = False,
+    repo: RepoRoot | None = None,
 ) -> str:
     """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
 
-    ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit``.
+    ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit`` (and, in
+    ``gitlab``, what tells two findings of one file apart). ``repo``: where the run is; ``github``, ``sarif``
+    and ``gitlab`` give paths relative to its root, as CI systems resolve them (without it, as typed).
 
     ``max_errors`` caps how many diagnostics of any severity are listed, errors first, then warnings, then
     notes (each in the given order); the rest are counted and the report says how many were left out.
@@ -85,7 +91,7 @@ def render_report(
         msg = f"max_errors must be >= 0, got {max_errors}"
         raise ValueError(msg)
     shown = diagnostics if max_errors is None else sorted(diagnostics, key=_severity_first)[:max_errors]
-    text = renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects)))
+    text = renderer(_Report(diagnostics, shown, max_errors, tool_version, tuple(subjects), repo))
     return no_workflow_commands(text) if ci_log and fmt == "text" else text
 
 
@@ -105,6 +111,13 @@ class _Report:
     max_errors: int | None
     tool_version: str
     subjects: tuple[Subject, ...] = ()
+    repo: RepoRoot | None = None
+
+    def repo_path(self, path: str) -> str:
+        """``path`` as CI systems resolve it: relative to the repository root when it is inside it, else as
+        typed (with forward slashes)."""
+        inside = self.repo.relative(path) if self.repo else None
+        return inside if inside is not None else plain(path)
 
     @property
     def omitted(self) -> int:
@@ -193,9 +206,9 @@ def escape_property(value: str) -> str:
     return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github_line(d: Diagnostic) -> str:
+def _github_line(d: Diagnostic, path: str) -> str:
     title = f"{TOOL_NAME} {d.code}" if d.code else TOOL_NAME
-    props = {"file": d.path, "line": str(d.line), "col": str(d.col), "title": title}
+    props = {"file": path, "line": str(d.line), "col": str(d.col), "title": title}
     if d.line <= 0:  # no location: the file itself (a missing path)
         del props["line"], props["col"]
     rendered = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
@@ -203,7 +216,7 @@ def _github_line(d: Diagnostic) -> str:
 
 
 def _render_github(report: _Report) -> str:
-    lines = [_github_line(d) for d in report.shown]
+    lines = [_github_line(d, report.repo_path(d.path)) for d in report.shown]
     if report.omitted:
         lines.append(f"::notice::{escape_data(report.omitted_note())}")
     return "".join(line + "\n" for line in lines)
@@ -214,16 +227,25 @@ def _render_github(report: _Report) -> str:
 
 def sarif_uri(path: str) -> str:
     """A relative URI reference for ``path``: forward slashes, percent-encoded, no ``./``."""
-    posix = path.replace("\\", "/")
-    while posix.startswith("./"):
-        posix = posix[2:]
-    return quote(posix, safe="/")
+    return quote(plain(path), safe="/")
 
 
-def _sarif_result(d: Diagnostic) -> dict[str, object]:
-    physical: dict[str, object] = {"artifactLocation": {"uri": sarif_uri(d.path)}}
-    if d.line > 0:  # no region when there is no location (a missing path)
-        physical["region"] = {"startLine": d.line, "startColumn": d.col}
+def _artifact(path: str, report: _Report) -> dict[str, str]:
+    """Where a result is: relative to the repository root (``uriBaseId`` %SRCROOT%) when it is inside it, else
+    an absolute ``file`` URI (GitHub displays only those two kinds); ``<stdin>`` stays a bare relative name."""
+    inside = report.repo.relative(path) if report.repo else (None if path.startswith(("/", "\\")) else plain(path))
+    if is_pseudo(path):
+        return {"uri": sarif_uri(path)}
+    if inside is not None:
+        return {"uri": sarif_uri(inside), "uriBaseId": SRCROOT}
+    absolute = report.repo.absolute(path) if report.repo else plain(path)
+    return {"uri": "file://" + quote(absolute, safe="/")}
+
+
+def _sarif_result(d: Diagnostic, report: _Report) -> dict[str, object]:
+    # GitHub requires a region on every location: a finding without one (a missing path) points at line 1
+    region = {"startLine": d.line, "startColumn": max(d.col, 1)} if d.line > 0 else {"startLine": 1}
+    physical: dict[str, object] = {"artifactLocation": _artifact(d.path, report), "region": region}
     return {
         "ruleId": d.code or FALLBACK_CODE,
         "level": _SARIF_LEVEL[d.severity],
@@ -233,12 +255,16 @@ def _sarif_result(d: Diagnostic) -> dict[str, object]:
 
 
 def _sarif_rule(rule_id: str) -> dict[str, object]:
-    """A SARIF rule from the code catalogue: its description, and what it mirrors as help."""
+    """A SARIF rule from the code catalogue: the descriptions, help and ``helpUri`` GitHub requires or shows."""
     info = codes.describe(rule_id)
+    full = codes.full_description(rule_id)
+    uri = codes.help_uri(rule_id)
     return {
         "id": rule_id,
         "shortDescription": {"text": info.summary},
-        "help": {"text": f"Mirrors: {info.mirrors}"},
+        "fullDescription": {"text": full},
+        "help": {"text": f"{full} See {uri}", "markdown": f"{full} [Documentation]({uri})"},
+        "helpUri": uri,
         "defaultConfiguration": {"level": _SARIF_LEVEL[info.severity]},
     }
 
@@ -254,7 +280,7 @@ def _render_sarif(report: _Report) -> str:
     run = {
         "tool": {"driver": driver},
         "columnKind": "unicodeCodePoints",
-        "results": [_sarif_result(d) for d in report.shown],
+        "results": [_sarif_result(d, report) for d in report.shown],
         "properties": {"omitted": report.omitted},
     }
     return _dumps({"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]})
@@ -269,7 +295,7 @@ def _render_junit(report: _Report) -> str:
 def _render_gitlab(report: _Report) -> str:
     from omerender.output.ci_reports import render_gitlab
 
-    return render_gitlab(report.shown)
+    return render_gitlab(report.shown, report.subjects, report.repo_path)
 
 
 _RENDERERS: dict[str, Callable[[_Report], str]] = {

@@ -189,7 +189,8 @@ def test_a_missing_path_has_no_invented_location(run_cli, in_tmp: Path) -> None:
     github = run_cli("build", "nope", "--report-format", "github").stderr
     assert github.startswith("::error file=nope,title=") and "line=" not in github
     sarif = json.loads(run_cli("build", "nope", "--report-format", "sarif").stderr)
-    assert "region" not in sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    # GitHub's ingestion requires a region (GH1017): the file's first line, with no column invented
+    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
 
 
 def test_flux_warning_is_right_about_defaults(run_cli, tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +29,6 @@ GITLAB = REPO / "integrations" / "gitlab" / "omerender-diff.gitlab-ci.yml"
 DEMO = REPO / "fixtures" / "llama-demo"
 OME = REPO.parent / "shared" / "ome"
 MARKER = "<!-- omerender-diff -->"
-VERSION = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
 HOSTILE = ("pip", "json", "venv", "omerender")
 OLD_IMAGE, NEW_IMAGE = "sglang:v0.5.5.post3-cu129-amd64", "sglang:v0.5.6-cu129-amd64"
 TEAM = "team-a"

@@ -21,7 +21,6 @@ from recipe_harness import (
     GITLAB,
     MARKER,
     REPO,
-    VERSION,
     env,
     needs_jq,
     not_imported,
@@ -124,14 +123,15 @@ def test_action_fails_on_errors_and_optionally_on_change(tmp_path):
 
 def test_gitlab_template_posts_then_updates_the_note(tmp_path):
     work = scratch(tmp_path, "bump")
-    code, calls, done = run_gitlab(work, tmp_path / "a", OMERENDER_GITLAB_TOKEN="secret")
+    revision = "0123456789abcdef0123456789abcdef01234567"  # what a user sets OMERENDER_REVISION to
+    code, calls, done = run_gitlab(work, tmp_path / "a", OMERENDER_GITLAB_TOKEN="secret", OMERENDER_REVISION=revision)
     assert code == 0, done.stderr
     assert "omerender diff exited 1" in done.stdout
     body = (work / "omerender-diff-comment.md").read_text()
     assert body.startswith(MARKER) and "```mermaid" in body and "llama-demo/llama-3-2-3b-instruct" in body
     assert calls[0] == f"venv -I {tmp_path / 'a' / 'venv'}"
     source = "git+https://github.com/omerender/omerender.git"
-    assert calls[1] == f"pip -I -m pip install --quiet --disable-pip-version-check {source}@v{VERSION}"
+    assert calls[1] == f"pip -I -m pip install --quiet --disable-pip-version-check {source}@{revision}"
     assert calls[-1].startswith("curl --fail") and "--request POST" in calls[-1]
     assert calls[-1].endswith("https://gitlab.example.invalid/api/v4/projects/12/merge_requests/3/notes")
     # the CI systems' own reports, as declared under artifacts:reports
@@ -162,11 +162,11 @@ def test_gitlab_template_exit_codes(tmp_path):
     not_imported(work)
 
 
-def test_recipes_install_from_this_repository_at_the_current_version():
+def test_recipes_install_from_this_repository_at_the_commit_the_user_sets():
     action = yaml.safe_load((GITHUB / "action.yml").read_text())
     job = yaml.safe_load(GITLAB.read_text())[".omerender-diff"]
     assert "omerender-version" not in action["inputs"], "the action installs its own checkout"
-    assert job["variables"]["OMERENDER_REVISION"] == f"v{VERSION}"
+    assert job["variables"]["OMERENDER_REVISION"] == "<commit-sha>"  # no tag exists: the user sets a commit
     assert job["artifacts"]["reports"] == {"junit": "omerender-junit.xml", "codequality": "omerender-codequality.json"}
     for text in ((GITHUB / "install.sh").read_text(), (GITHUB / "comment-body.sh").read_text(), GITLAB.read_text()):
         calls = re.findall(r"python3?\}?\"? +(-[A-Za-z]+)", text)  # every Python the recipes start

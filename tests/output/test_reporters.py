@@ -269,35 +269,47 @@ def test_github_property_escaping_round_trips(raw: str) -> None:
 
 def _sarif_result(rule: str, level: str, text: str, uri: str, line: int, col: int) -> dict[str, Any]:
     region = {"startLine": line, "startColumn": col}
-    location = {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region}}
+    artifact = {"uri": uri, "uriBaseId": "%SRCROOT%"}  # relative to the repository root
+    location = {"physicalLocation": {"artifactLocation": artifact, "region": region}}
     return {"ruleId": rule, "level": level, "message": {"text": text}, "locations": [location]}
+
+
+DOCS = "https://github.com/omerender/omerender/blob/main/docs/codes.md"
+
+
+def _rule(code: str, summary: str, full: str) -> dict[str, Any]:
+    return {
+        "id": code,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": full},  # GitHub's ingestion requires it (GH2012), and help.text
+        "help": {
+            "text": f"{full} See {DOCS}#{code.lower()}",
+            "markdown": f"{full} [Documentation]({DOCS}#{code.lower()})",
+        },
+        "helpUri": f"{DOCS}#{code.lower()}",
+        "defaultConfiguration": {"level": "error"},
+    }
 
 
 # Rules come from the code catalogue (omerender/codes.py): its summary, what it mirrors, its level.
 _RULES: dict[str, dict[str, Any]] = {
-    "ParentNotFound": {
-        "id": "ParentNotFound",
-        "shortDescription": {"text": "an ome.io/inherit-from parent does not exist where OME looks"},
-        "help": {"text": "Mirrors: spec: What admission checks"},
-        "defaultConfiguration": {"level": "error"},
-    },
-    "omerender": {
-        "id": "omerender",
-        "shortDescription": {"text": "a finding without a more specific code"},
-        "help": {"text": "Mirrors: omerender"},
-        "defaultConfiguration": {"level": "error"},
-    },
+    "ParentNotFound": _rule(
+        "ParentNotFound",
+        "an ome.io/inherit-from parent does not exist where OME looks",
+        "An ome.io/inherit-from parent does not exist where OME looks. Reported as error; mirrors spec: What "
+        "admission checks.",
+    ),
+    "omerender": _rule(
+        "omerender",
+        "a finding without a more specific code",
+        "A finding without a more specific code. Reported as error; mirrors omerender.",
+    ),
 }
 
 
 def _generic_rule(code: str) -> dict[str, Any]:
     """A code the catalogue does not list (only tests write those) describes itself."""
-    return {
-        "id": code,
-        "shortDescription": {"text": code},
-        "help": {"text": "Mirrors: omerender"},
-        "defaultConfiguration": {"level": "error"},
-    }
+    return _rule(code, code, f"{code[:1].upper()}{code[1:]}. Reported as error; mirrors omerender.")
 
 
 def _sarif_log(rules: list[str], results: list[dict[str, Any]], omitted: int) -> dict[str, Any]:
