@@ -196,7 +196,8 @@ def _stored(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def crd_schema_issues(obj: Any) -> list[SchemaIssue]:
-    """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises."""
+    """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises on input (only
+    MemoryError, when the process runs out)."""
     if not isinstance(obj, dict):
         return []
     kind = obj.get("kind")
@@ -208,6 +209,10 @@ def crd_schema_issues(obj: Any) -> list[SchemaIssue]:
             return []
         errors = _validator(kind).iter_errors(instance)
         issues = _drop_shadowed({found for error in errors for found in _issues(error)})
+    except MemoryError:
+        raise  # the environment (ulimit -v, a container's limit), not the input: the CLI says so in one line
+    except ImportError as exc:  # a native library that could not be mapped: the process is out of memory
+        raise MemoryError(str(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - the contract is to never raise on input
         return [SchemaIssue((), f"schema check failed: {type(exc).__name__}: {exc}", False)]
     return sorted(issues, key=_sort_key)

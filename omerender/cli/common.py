@@ -82,8 +82,11 @@ class _Descriptor(io.RawIOBase):
     """
 
     def __init__(self, fd: int) -> None:
+        from omerender.output.onefile import write_all  # now: a write must not need memory for an import
+
         super().__init__()
         self._fd = fd
+        self._write_all = write_all
         self.reader_gone = False
 
     def writable(self) -> bool:
@@ -96,11 +99,9 @@ class _Descriptor(io.RawIOBase):
         return os.isatty(self._fd)
 
     def write(self, data: Any) -> int:
-        from omerender.output.onefile import write_all
-
         if not self.reader_gone:
             try:
-                write_all(self._fd, bytes(data))
+                self._write_all(self._fd, bytes(data))
             except BrokenPipeError:
                 self.reader_gone = True
         return len(data)
@@ -156,6 +157,10 @@ def exit_hard(main: Callable[[], Any]) -> None:
         code = exc.code
     except OSError as exc:
         code = _lost_stdout(exc)
+    except MemoryError:  # outside a command's guard (parsing, the closing summary): one line, no traceback
+        with contextlib.suppress(OSError):
+            os.write(2, b"omerender: error: out of memory\n")
+        code = EXIT_FINDINGS
     if code is None:
         code = 0
     elif not isinstance(code, int):

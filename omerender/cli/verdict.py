@@ -107,12 +107,15 @@ def concluded(settings: Settings) -> Iterator[None]:
         yield
     except SystemExit as exc:
         code = exc.code
-    found = tally()
-    if settings.verbose and not found.machine_stderr and not found.aborted:
-        click.echo(found.summary(time.monotonic() - found.started if _on_terminal() else None), err=True)
-    if code in (0, None) and settings.fail_on_warning and found.warnings:
-        noun = "warning" if found.warnings == 1 else "warnings"
-        click.echo(f"omerender: error: {found.warnings} {noun} reported, and --fail-on-warning is set", err=True)
-        code = EXIT_FINDINGS
+    try:
+        found = tally()
+        if settings.verbose and not found.machine_stderr and not found.aborted:
+            click.echo(found.summary(time.monotonic() - found.started if _on_terminal() else None), err=True)
+        if code in (0, None) and settings.fail_on_warning and found.warnings:
+            noun = "warning" if found.warnings == 1 else "warnings"
+            click.echo(f"omerender: error: {found.warnings} {noun} reported, and --fail-on-warning is set", err=True)
+            code = EXIT_FINDINGS
+    except MemoryError:  # out of memory after the command ended: its own verdict and message stand
+        code = EXIT_FINDINGS if code in (0, None) and settings.fail_on_warning else code
     if code not in (0, None):
         sys.exit(code)
