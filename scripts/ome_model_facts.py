@@ -148,7 +148,8 @@ def _qwen3_vl(config: Config) -> int:
         size = v["hidden_size"]
         vision = v["patch_size"] ** 2 * v["in_channels"] * size
         vision += _int(config, "vision_config", "num_position_embeddings") * size
-        vision += v["depth"] * (4 * size * size + 2 * size * _int(config, "vision_config", "intermediate_size") + 2 * size)
+        inter = _int(config, "vision_config", "intermediate_size")
+        vision += v["depth"] * (4 * size * size + 2 * size * inter + 2 * size)
         vision += size * _int(config, "vision_config", "out_hidden_size")
     return language + vision
 
@@ -220,13 +221,19 @@ ARCHITECTURES: dict[str, Architecture] = {
     "bert": Architecture("bert.go", _bert, kv_heads=None, quant=None),
     "cohere": Architecture(
         "command_r.go",
-        lambda c: {(40, 8192): 35_000_000_000}.get((_int(c, "num_hidden_layers"), _int(c, "hidden_size")))
-        or (104_000_000_000 if _int(c, "num_hidden_layers") >= 64 and _int(c, "hidden_size") >= 12288 else None)
-        or _standard(c),
+        lambda c: (
+            {(40, 8192): 35_000_000_000}.get((_int(c, "num_hidden_layers"), _int(c, "hidden_size")))
+            or (104_000_000_000 if _int(c, "num_hidden_layers") >= 64 and _int(c, "hidden_size") >= 12288 else None)
+            or _standard(c)
+        ),
         quant=None,
     ),
     "dbrx": Architecture(
-        "dbrx.go", _dbrx, heads=("n_heads",), kv_heads=("attn_config", "kv_n_heads"), context=(("max_seq_len",),),
+        "dbrx.go",
+        _dbrx,
+        heads=("n_heads",),
+        kv_heads=("attn_config", "kv_n_heads"),
+        context=(("max_seq_len",),),
         quant=None,
     ),
     "deepseek_v3": Architecture("deepseek_v3.go", _constant(685_000_000_000)),
@@ -313,9 +320,7 @@ ARCHITECTURES: dict[str, Architecture] = {
         )
         for kind in ("minicpm", "minicpm3")
     },
-    "phi3_v": Architecture(
-        "phi3_v.go", _table(HIDDEN_LAYERS, {(3072, 32): 14_000_000_000}, _standard), quant=None
-    ),
+    "phi3_v": Architecture("phi3_v.go", _table(HIDDEN_LAYERS, {(3072, 32): 14_000_000_000}, _standard), quant=None),
     "phimoe": Architecture("phimoe.go", _phimoe, quant=None),
     **{kind: Architecture("qwen2_vl.go", _qwen2_vl) for kind in ("qwen2_vl", "qwen2_5_vl")},
     "qwen3_moe": Architecture(
@@ -398,7 +403,8 @@ def read(config: Config) -> Read | None:
     kv_heads = _int(config, *arch.kv_heads) if arch.kv_heads else 0
     context = next((v for keys in arch.context if (v := _int(config, *keys)) > 0), 0)
     quant = _get(config, *arch.quant) if arch.quant else ""
-    return Read(heads, kv_heads, context, torch_dtype(config), quant if isinstance(quant, str) else "", arch.count(config))
+    quant = quant if isinstance(quant, str) else ""
+    return Read(heads, kv_heads, context, torch_dtype(config), quant, arch.count(config))
 
 
 # config.json file -> the catalogue models it is for, each with the scope of the facts it gives them, and why.
@@ -479,7 +485,10 @@ MAPPING: dict[str, tuple[tuple[tuple[str, str], ...], str]] = {
         (("qwen2-5-14b", CONFIG), ("qwen2-5-14b-instruct", ARCHITECTURE)),
         "Qwen2.5 14B base (eos 151643)",
     ),
-    "qwen2.5_3b.json": ((("qwen2-5-3b", CONFIG), ("qwen2-5-3b-instruct", ARCHITECTURE)), "Qwen2.5 3B base (eos 151643)"),
+    "qwen2.5_3b.json": (
+        (("qwen2-5-3b", CONFIG), ("qwen2-5-3b-instruct", ARCHITECTURE)),
+        "Qwen2.5 3B base (eos 151643)",
+    ),
     "qwen2.5_7b.json": ((("qwen2-5-7b", CONFIG),), "Qwen2.5 7B base (eos 151643)"),
     "qwen2.5_vl_7b.json": ((("qwen2-5-vl-7b-instruct", CONFIG),), "Qwen2.5-VL-7B-Instruct"),
     "qwen2_7b.json": ((("qwen2-7b-instruct", ARCHITECTURE),), "Qwen2 7B base (eos 151643)"),
