@@ -1,15 +1,15 @@
 """The serving facts of OME's catalogue models, read from the config.json files OME's model agent parses in its tests.
 
 Used by ``ome_model_metadata.py``. OME's ``pkg/hfutil/modelconfig`` (commit 17b77eda) loads a config.json by its
-``model_type`` (``interface.go:706-760``) into one struct per architecture; the agent records what those structs
-return (``pkg/modelagent/config_parser.go:284-370``). This module computes the same, per architecture, from the 69
-files of ``pkg/hfutil/modelconfig/testdata`` (vendored as ``../shared/ome/modelconfig``), with no weights beside them,
-so that the parameter count is OME's config-only count (the ``FindAndParseSafetensors`` call fails first, as in
-OME's tests):
+``model_type`` (``LoadModelConfig``, ``interface.go:706``) into one struct per architecture; the agent records what
+those structs return (``pkg/modelagent/config_parser.go:284-370``). This module computes the same, per
+architecture, from the 69 files of ``pkg/hfutil/modelconfig/testdata`` (vendored as ``../shared/ome/modelconfig``),
+with no weights beside them, so that the parameter count is OME's config-only count (the ``FindAndParseSafetensors``
+call fails first, as in OME's tests):
 
 - heads and KV heads: the fields the architecture's struct reads, at the top level, in ``text_config``
-  (``mllama.go:17-50``, ``llama4.go:30-60``, ``qwen3_vl.go:24-64``) or ``attn_config`` (``dbrx.go:20-45``);
-  a struct without a KV-heads field gives none;
+  (``mllama.go:29-30``, ``llama4.go:38-39``, ``qwen3_vl.go:41-42``) or DBRX's ``n_heads`` and
+  ``attn_config.kv_n_heads`` (``dbrx.go:19,29``); a struct without a KV-heads field gives none;
 - context length: ``GetContextLength`` (``max_position_embeddings``; Baichuan's ``model_max_length`` first,
   ``baichuan.go:79-84``; DBRX's ``max_seq_len``, ``dbrx.go:124-126``; Qwen's and Qwen3's ``seq_length`` first,
   ``qwen.go:99-106``, ``qwen3.go:94-100``, ``qwen3_moe.go:97-102``; ``text_config``'s for Mllama, Llama 4 and
@@ -17,8 +17,8 @@ OME's tests):
 - ``torch_dtype``: ``GetTorchDtype`` (Llama 4's float8 checkpoints report ``float8``, ``llama4.go:234-244``);
 - quantization method: ``GetQuantizationType`` (``quantization_config.quant_method`` where the struct reads it;
   Llama 4's ``format``, ``llama4.go:208-213``; the others return none whatever the file says);
-- parameter count: ``GetParameterCount``'s fallback, per file below (``PARAMETER_COUNT``), formatted as
-  ``FormatParamCount`` formats it (``interface.go:176-212``), which the agent writes (``config_parser.go:286,365``).
+- parameter count: ``GetParameterCount``'s fallback (``ARCHITECTURES`` cites each), formatted as
+  ``FormatParamCount`` formats it (``interface.go:170-209``), which the agent writes (``config_parser.go:286,361``).
 
 OME's config-only count is its own estimate: a table of sizes it knows, else a rough formula. A count is shipped only
 when it lies within 10% of the model's published total (``PUBLISHED``, the model cards' parameter counts); the others
@@ -370,7 +370,7 @@ def torch_dtype(config: Config) -> str:
 
 
 def format_param_count(count: int) -> str:
-    """``FormatParamCount`` (``interface.go:176-212``)."""
+    """``FormatParamCount`` (``interface.go:170-209``)."""
     for scale, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
         if count >= scale:
             value = count / scale

@@ -6,7 +6,7 @@ overlay filled in (``Obj.overlaid``), each fact with where it was written so tha
 - ``attention_heads``, ``kv_heads``: ``spec.modelConfiguration.num_attention_heads`` and ``.num_key_value_heads``
   (config.json's names: OME's agent does not record heads).
 - ``parameter_count``: ``spec.modelConfiguration.parameter_count`` (as OME's agent writes it,
-  ``pkg/modelagent/config_parser.go:365``, formatted by ``modelconfig.FormatParamCount``, or an integer), else the
+  ``pkg/modelagent/config_parser.go:361``, formatted by ``modelconfig.FormatParamCount``, or an integer), else the
   model's own ``spec.modelParameterSize``. Never the overlay's ``modelParameterSize``: the shipped overlays hold a
   stand-in there, good for runtime matching only.
 - ``bytes_per_parameter``: from the quantization, not ``torch_dtype`` alone (an FP8 checkpoint declares
