@@ -259,8 +259,8 @@ def _fill_configuration(
             filled[f"{CONFIGURATION}.{key}"] = (path, *where[f"{CONFIGURATION}.{key}"])
         elif own[key] != value:
             message = (
-                f"{obj.kind} {obj.name} sets {CONFIGURATION}.{key} itself ({clip(str(own[key]))!r}); "
-                f"the overlay's {value!r} is not used"
+                f"{obj.kind} {obj.name} sets {CONFIGURATION}.{key} itself ({clip(repr(own[key]))}); "
+                f"the overlay's {clip(repr(value))} is not used"
             )
             notes.append(Diagnostic(path, *where[f"{CONFIGURATION}.{key}"], INFO, message, CODE))
     return notes

@@ -31,6 +31,7 @@ from omerender import codes
 from omerender.diagnostics import WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.load.yamlio import position
+from omerender.names import clip
 
 T = TypeVar("T", int, float)
 
@@ -123,7 +124,7 @@ def _positive_int(value: Any) -> int | None:
 def configuration_problem(key: Any, value: Any) -> str | None:
     """Why ``key: value`` is not a fact of an overlay's ``modelConfiguration`` (``KEY: reason``), or None."""
     if key not in KEYS:
-        return f"{key} is not a fact omerender reads (allowed: {', '.join(KEYS)})"
+        return f"{clip(str(key))} is not a fact omerender reads (allowed: {', '.join(KEYS)})"
     if key in (HEADS, KV_HEADS, CONTEXT_LENGTH) and _positive_int(value) is None:
         return f"{key} must be a positive integer"
     if key == PARAMETER_COUNT and parse_parameter_count(value) is None:
@@ -174,7 +175,7 @@ class _Reader:
             return None
         found = _positive_int(value)
         if found is None:
-            self.bad(field, f"is {value!r}, not a positive integer")
+            self.bad(field, f"is {clip(repr(value))}, not a positive integer")
             return None
         return self.fact(field, found)
 
@@ -186,7 +187,7 @@ class _Reader:
         found = parse_parameter_count(value)
         if found is None:
             if not quiet:
-                self.bad(field, f"is {value!r}, not a parameter count such as 7B or 7.24B")
+                self.bad(field, f"is {clip(repr(value))}, not a parameter count such as 7B or 7.24B")
             return None
         return self.fact(field, found)
 

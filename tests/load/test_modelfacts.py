@@ -139,7 +139,7 @@ def test_the_overlay_fills_what_the_model_lacks_and_says_where(tmp_path: Path) -
     assert facts.parameter_count.located(made) == (str(path), 7, 24)
     assert facts.bytes_per_parameter is not None and facts.bytes_per_parameter.value == 2.0
     assert [d.message for d in problems] == [
-        "ClusterBaseModel m sets modelConfiguration.num_attention_heads itself ('40'); the overlay's 64 is not used"
+        "ClusterBaseModel m sets modelConfiguration.num_attention_heads itself (40); the overlay's 64 is not used"
     ]
     assert (problems[0].line, problems[0].col) == (5, 28)
 
