@@ -46,7 +46,7 @@ from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load import modelfacts
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
-from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.load.yamlio import ParsedDocument, parse_documents, position, positions
 from omerender.names import clip
 from omerender.ome import MODEL_KINDS
 
@@ -172,18 +172,20 @@ def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list
     for key in docs[0].data:
         if key != "models":
             reader.error(f"unknown top-level key {key!r} (only 'models')", key)
-    entries: Entries = {}
-    node = docs[0].node
+    wanted: dict[str, tuple[dict[str, Any], list[tuple[str, tuple[Any, ...]]]]] = {}
     for name, fields in docs[0].data["models"].items():
         good = reader.entry(name, fields)
         if good is not None:
-            where = {"": position(node, ("models", name))}
+            paths: list[tuple[str, tuple[Any, ...]]] = [("", ("models", name))]
             for field, value in good.items():
-                where[field] = position(node, ("models", name, field))
+                paths.append((field, ("models", name, field)))
                 if field == CONFIGURATION:
-                    for key in value:
-                        where[f"{field}.{key}"] = position(node, ("models", name, field, key))
-            entries[name] = (good, where)
+                    paths += [(f"{field}.{key}", ("models", name, field, key)) for key in value]
+            wanted[name] = (good, paths)
+    located = iter(positions(docs[0].node, [path for _, paths in wanted.values() for _, path in paths]))
+    entries: Entries = {
+        name: (good, {label: next(located) for label, _ in paths}) for name, (good, paths) in wanted.items()
+    }
     return entries, reader.problems
 
 
