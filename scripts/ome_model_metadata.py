@@ -21,6 +21,12 @@ overlay agrees with upstream's runtimes by construction:
 Models no runtime serves are left out (listed in the file's header). Every runtime and model file
 is read, listed by upstream's ``kustomization.yaml`` or not: upstream's kustomizations install a
 default subset, and users add to them the models they serve.
+
+Each model that one of the config.json files OME's model agent parses in its tests is for (``../shared/ome/
+modelconfig``, OME's ``pkg/hfutil/modelconfig/testdata``) also gets ``modelConfiguration``: the heads, KV heads,
+parameter count, context length, dtype and quantization method OME's ``pkg/hfutil/modelconfig`` reads from that
+file, for the serving checks (``ome_model_facts.py`` says how, file by file). ``modelParameterSize`` stays the
+matching stand-in above; the checks read only ``modelConfiguration.parameter_count``.
 """
 
 from __future__ import annotations
@@ -165,13 +171,23 @@ def main(argv: list[str]) -> int:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     ome, version = Path(argv[1]), argv[2]
+    from ome_model_facts import facts  # beside this script, on sys.path when it runs
+
     entries, left_out = overlay(ome)
+    found = facts(ome / "modelconfig", set(entries))
+    for model, configuration in found.by_model.items():
+        entries[model]["modelConfiguration"] = configuration
     header = [
         f"# Model metadata for OME {version}'s model catalogue (config/models), for --model-metadata ome:{version}.",
         "# Written by scripts/ome_model_metadata.py from OME's own config/runtimes, config/models and config/samples:",
         "# each model takes the format, framework, architecture and quantization of a runtime that serves it; the",
-        "# size is the one in its name when that runtime's modelSizeRange holds it, else the middle of the range.",
+        "# size is the one in its name when that runtime's modelSizeRange holds it, else the middle of the range:",
+        "# modelParameterSize is a stand-in for runtime matching, which no serving check reads.",
         f"# No runtime serves these {len(left_out)}, so they are left out: " + ", ".join(left_out) + ".",
+        f"# modelConfiguration, for {len(found.by_model)} models: what OME's pkg/hfutil/modelconfig reads from the",
+        "# config.json files of its tests (pkg/hfutil/modelconfig/testdata), written by scripts/ome_model_facts.py;",
+        "# dtype, context length and quantization only from a model's own file. Not used:",
+        *(f"#   {note}" for note in found.left_out),
     ]
     wrapped: list[str] = []
     for given in header:

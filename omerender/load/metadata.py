@@ -15,6 +15,23 @@ them, so without them no runtime can be matched offline. The overlay file::
         quantization: fp8
 
 Each field is applied only to models that lack it; a model's own value wins.
+
+``modelConfiguration`` takes the facts the serving checks read, in the shape of the JSON OME's model agent
+writes to ``spec.modelConfiguration`` (``pkg/modelagent/config_parser.go:343-370`` at 17b77eda) where the agent
+writes the fact, and with config.json's names where it does not (heads, KV heads, the quantization method)::
+
+      llama-3-1-405b-instruct-fp8:
+        modelConfiguration:
+          num_attention_heads: 128
+          num_key_value_heads: 8
+          parameter_count: 405B           # as the agent formats it, or an integer
+          context_length: 131072
+          torch_dtype: bfloat16
+          quant_method: fbgemm_fp8
+
+Each key is applied only where the model's own ``spec.modelConfiguration`` lacks it. Which values were filled,
+and from where, is kept on the object (``Obj.overlaid``) so that ``omerender.load.modelfacts`` can tell a model's
+own value from the overlay's.
 """
 
 from __future__ import annotations
@@ -26,13 +43,15 @@ import yaml
 from omerender import catalogue, codes
 from omerender.data import copy
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
+from omerender.load import modelfacts
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
-from omerender.load.yamlio import ParsedDocument, parse_documents, position
+from omerender.load.yamlio import ParsedDocument, parse_documents, position, positions
 from omerender.names import clip
 from omerender.ome import MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
+CONFIGURATION = "modelConfiguration"
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
 CODE = codes.MODEL_METADATA
 
@@ -75,15 +94,34 @@ class _Reader:
             ok = False
         return ok
 
+    def configuration(self, name: str, value: Any) -> dict[str, Any]:
+        """The valid keys of an entry's ``modelConfiguration``; an error at each key that is not."""
+        if not isinstance(value, dict):
+            self.error(f"{name}: {CONFIGURATION} must be a mapping of facts", "models", name, CONFIGURATION)
+            return {}
+        good: dict[str, Any] = {}
+        for key, item in value.items():
+            problem = modelfacts.configuration_problem(key, item)
+            if problem is None:
+                good[key] = item
+            else:
+                self.error(f"{name}: {CONFIGURATION}.{problem}", "models", name, CONFIGURATION, key)
+        return good
+
     def entry(self, name: Any, fields: Any) -> dict[str, Any] | None:
         if not isinstance(name, str) or not isinstance(fields, dict):
             self.error(f"models.{name}: each entry maps a model name to a mapping of fields", "models", name)
             return None
         good: dict[str, Any] = {}
         for field, value in fields.items():
-            if field not in FIELDS:
+            if field == CONFIGURATION:
+                found = self.configuration(name, value)
+                if found:
+                    good[field] = found
+            elif field not in FIELDS:
+                allowed = ", ".join((*FIELDS, CONFIGURATION))
                 self.error(
-                    f"{name}: {field} is not a field the model agent fills (allowed: {', '.join(FIELDS)})",
+                    f"{name}: {field} is not a field the model agent fills (allowed: {allowed})",
                     "models",
                     name,
                     field,
@@ -98,10 +136,12 @@ class _Reader:
         return good
 
 
-def read_overlay(
-    path: str, budget: Budget | None = None
-) -> tuple[dict[str, tuple[dict[str, Any], tuple[int, int]]], list[Diagnostic]]:
-    """Entries by key (``name`` or ``namespace/name``) with their position, and the problems found.
+Entries = dict[str, tuple[dict[str, Any], dict[str, tuple[int, int]]]]  # key -> (fields, position of each field)
+
+
+def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list[Diagnostic]]:
+    """Entries by key (``name`` or ``namespace/name``) with the position of the entry (``""``) and of each field
+    (``modelConfiguration`` keys as ``modelConfiguration.KEY``), and the problems found.
     ``path`` is a file, or the name of an overlay shipped with omerender (``ome:v0.1.5``)."""
     readable = path
     if catalogue.is_name(path):
@@ -132,11 +172,20 @@ def read_overlay(
     for key in docs[0].data:
         if key != "models":
             reader.error(f"unknown top-level key {key!r} (only 'models')", key)
-    entries: dict[str, tuple[dict[str, Any], tuple[int, int]]] = {}
+    wanted: dict[str, tuple[dict[str, Any], list[tuple[str, tuple[Any, ...]]]]] = {}
     for name, fields in docs[0].data["models"].items():
         good = reader.entry(name, fields)
         if good is not None:
-            entries[name] = (good, position(docs[0].node, ("models", name)))
+            paths: list[tuple[str, tuple[Any, ...]]] = [("", ("models", name))]
+            for field, value in good.items():
+                paths.append((field, ("models", name, field)))
+                if field == CONFIGURATION:
+                    paths += [(f"{field}.{key}", ("models", name, field, key)) for key in value]
+            wanted[name] = (good, paths)
+    located = iter(positions(docs[0].node, [path for _, paths in wanted.values() for _, path in paths]))
+    entries: Entries = {
+        name: (good, {label: next(located) for label, _ in paths}) for name, (good, paths) in wanted.items()
+    }
     return entries, reader.problems
 
 
@@ -156,17 +205,23 @@ def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -
         if not isinstance(obj.body.get("spec"), dict):
             obj.body["spec"] = {}
         spec = obj.body["spec"]
-        fields, (line, col) = entries[key]
+        fields, where = entries[key]
+        filled: dict[str, tuple[str, int, int]] = {}
         for field, value in fields.items():
-            if spec.get(field) is None:
+            if field == CONFIGURATION:
+                problems.extend(_fill_configuration(path, obj, spec, value, where, filled))
+            elif spec.get(field) is None:
                 spec[field] = copy(value)
+                filled[field] = (path, *where[field])
             elif spec[field] != value:
                 message = (
                     f"{obj.kind} {obj.name} sets {field} itself ({spec[field]!r}); the overlay's {value!r} is not used"
                 )
-                problems.append(Diagnostic(path, line, col, INFO, message, CODE))
+                problems.append(Diagnostic(path, *where[""], INFO, message, CODE))
+        obj.overlaid = filled or None
     shipped = catalogue.is_name(path)  # a catalogue's entries for models not vendored are expected
-    for key, (_, (line, col)) in entries.items():
+    for key, (_, where) in entries.items():
+        line, col = where[""]
         if key not in used and not shipped:
             severity = WARNING if "/" in key else INFO
             problems.append(
@@ -180,3 +235,34 @@ def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -
                 )
             )
     return problems
+
+
+def _fill_configuration(
+    path: str,
+    obj: Obj,
+    spec: dict[str, Any],
+    facts: dict[str, Any],
+    where: dict[str, tuple[int, int]],
+    filled: dict[str, tuple[str, int, int]],
+) -> list[Diagnostic]:
+    """The overlay's ``modelConfiguration`` keys the model's own lacks, filled in (key by key: the model's own
+    value wins); notes where the model's own differs or is not a mapping."""
+    own = spec.get(CONFIGURATION)
+    line, col = where[CONFIGURATION]
+    if own is None:
+        own = spec[CONFIGURATION] = {}
+    if not isinstance(own, dict):
+        message = f"{obj.kind} {obj.name} sets {CONFIGURATION} to a non-mapping; the overlay's facts are not used"
+        return [Diagnostic(path, line, col, INFO, message, CODE)]
+    notes: list[Diagnostic] = []
+    for key, value in facts.items():
+        if own.get(key) is None:
+            own[key] = copy(value)
+            filled[f"{CONFIGURATION}.{key}"] = (path, *where[f"{CONFIGURATION}.{key}"])
+        elif own[key] != value:
+            message = (
+                f"{obj.kind} {obj.name} sets {CONFIGURATION}.{key} itself ({clip(repr(own[key]))}); "
+                f"the overlay's {clip(repr(value))} is not used"
+            )
+            notes.append(Diagnostic(path, *where[f"{CONFIGURATION}.{key}"], INFO, message, CODE))
+    return notes

@@ -62,6 +62,9 @@ class Obj:
     slim: bool = False  # positions only within apiVersion, kind and metadata (an object not OME's)
     marks: tuple[int, ...] | None = None  # prelocate(): the frequent positions of an InferenceService or runtime
     schema_issues: list[Any] | None = None  # admission's crd_schema_issues(body), found by a parsing worker, or None
+    # A model's fields the --model-metadata overlay filled (``modelConfiguration`` keys as
+    # ``modelConfiguration.KEY``), each with the overlay's path, line and column; None: none.
+    overlaid: dict[str, tuple[str, int, int]] | None = None
 
     @property
     def node(self) -> yaml.Node | None:

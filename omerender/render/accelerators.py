@@ -17,10 +17,9 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
-from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
 from omerender.render import accelerator_policy
 from omerender.resolve.index import Universe
-from omerender.selection.matching import ACCELERATOR_REASON, accelerator_compatible
+from omerender.selection.matching import ACCELERATOR_REASON, accelerator_compatible, required_classes
 from omerender.selection.scoring import supported_format_index
 
 KIND = "AcceleratorClass"
@@ -183,25 +182,6 @@ def apply_to_runner(resolved: Resolved, runner: dict[str, Any], user_set_resourc
                 resources.setdefault("requests", {})[str(item["name"])] = quantity
                 resources.setdefault("limits", {})[str(item["name"])] = quantity
     return notes
-
-
-def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """The union of accelerator classes an InferenceService requires, and where each is written."""
-    classes: list[str] = []
-    where: list[tuple[Any, ...]] = []
-    annotations = (body.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(ACCELERATOR_ANNOTATION):
-        classes.append(str(annotations[ACCELERATOR_ANNOTATION]))
-        where.append(("metadata", "annotations", ACCELERATOR_ANNOTATION))
-    spec = body.get("spec") or {}
-    for keys in (("acceleratorSelector",), ("engine", "acceleratorOverride"), ("decoder", "acceleratorOverride")):
-        part: Any = spec
-        for key in keys:
-            part = part.get(key) if isinstance(part, dict) else None
-        if isinstance(part, dict) and part.get("acceleratorClass"):
-            classes.append(str(part["acceleratorClass"]))
-            where.append(("spec", *keys, "acceleratorClass"))
-    return classes, where
 
 
 def accelerator_findings(

@@ -148,13 +148,14 @@ def runner_from_runtime(
                 for part in ("requests", "limits"):
                     for key, value in ((container.get("resources") or {}).get(part) or {}).items():
                         resources.setdefault(part, {}).setdefault(key, value)
-    resolved = ctx.accelerators.get(component) if not worker else None
+    resolved = ctx.accelerators.get(component)  # a worker's too: reconcileWorkerPodSpec, engine.go:327-333
     if resolved is not None:
         user_set = bool(
             (own_runner.get("resources") or {}).get("requests") or (own_runner.get("resources") or {}).get("limits")
         )
         for note in apply_to_runner(resolved, runner, user_set):
-            ctx.problems.append(ctx.isvc.diag(WARNING, note, "spec", component, code=codes.ACCELERATOR_PARTIAL))
+            if not worker:  # said once, for the leader
+                ctx.problems.append(ctx.isvc.diag(WARNING, note, "spec", component, code=codes.ACCELERATOR_PARTIAL))
     elif component != "router":  # setParallelismEnvVarForEngine runs only when no class resolved
         gpus = _gpus(runner.get("resources") or {})
         if gpus > 0:
@@ -220,7 +221,7 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
         return None
     main = _main_container(pod, runner)
     fill_main(ctx, pod, main, worker)
-    model_volumes_and_selector(ctx, component, merged, pod, worker)
+    model_volumes_and_selector(ctx, component, merged, pod)
     for container in [*pod["containers"], *(pod.get("initContainers") or [])]:
         if isinstance(container, dict):
             container["resources"] = go_resources(container.get("resources"))
@@ -250,11 +251,10 @@ def fill_main(ctx: Context, pod: dict[str, Any], main: int, worker: bool, holes:
         ctx.locate(problem.action, severity, message, codes.PLACEHOLDER, text=problem.text)
 
 
-def model_volumes_and_selector(
-    ctx: Context, component: str, merged: dict[str, Any], pod: dict[str, Any], worker: bool
-) -> None:
-    """The model's volume, the fine-tuned empty dir and the node selector (model label, runtime, class,
-    InferenceService), set on ``pod``; its ``volumes`` list is changed in place."""
+def model_volumes_and_selector(ctx: Context, component: str, merged: dict[str, Any], pod: dict[str, Any]) -> None:
+    """The model's volume, the fine-tuned empty dir, the node selector (model label, runtime, class,
+    InferenceService) and the class's affinity, set on ``pod``; its ``volumes`` list is changed in place. A
+    LeaderWorkerSet's worker pod gets the same as its leader (``reconcileWorkerPodSpec``, engine.go:342-344)."""
     path = (ctx.model.spec.get("storage") or {}).get("path")
     if path:
         pod.setdefault("volumes", []).append({"name": ctx.model.name, "hostPath": {"path": str(path)}})
@@ -266,7 +266,7 @@ def model_volumes_and_selector(
     if component != "router" and not (ctx.finetuned is not None and ctx.finetuned.merged):
         selector = dict(pod.get("nodeSelector") or {})
         selector.setdefault(_model_label(ctx.model), "Ready")
-        resolved = ctx.accelerators.get(component) if not worker else None
+        resolved = ctx.accelerators.get(component)
         discovery = (resolved.spec.get("discovery") or {}) if resolved is not None else {}
         selector.update(ctx.runtime_spec.get("nodeSelector") or {})
         selector.update(discovery.get("nodeSelector") or {})  # MergeNodeSelector: runtime, class, InferenceService

@@ -67,7 +67,7 @@ def component_pod(ctx: Context, component: str, merged: dict[str, Any]) -> dict[
     fill_main(ctx, pod, template.main, False, template.holes)
     if "volumes" in pod:
         pod["volumes"] = list(pod["volumes"])  # the model's volume is appended to it
-    model_volumes_and_selector(ctx, component, merged, pod, False)
+    model_volumes_and_selector(ctx, component, merged, pod)
     return pod
 
 

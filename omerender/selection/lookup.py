@@ -7,7 +7,7 @@ named runtime is refused comes apart from the other findings, as data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,16 +131,22 @@ def webhook_selects(spec: dict[str, Any]) -> bool:
 
 
 def selected_runtime(
-    universe: Universe, chains: dict[str, Chain], isvc: Obj, model: Obj, webhook: bool = False
+    universe: Universe,
+    chains: dict[str, Chain],
+    isvc: Obj,
+    model: Obj,
+    webhook: bool = False,
+    required: Iterable[str] = (),
 ) -> Lookup:
-    """The runtime OME's auto-selection picks for ``model``, with why (notes) and what to beware of. ``webhook``:
-    the validating webhook selects first and refuses the object with its own wording when nothing matches."""
+    """The runtime OME's auto-selection picks for ``model`` among those listing every accelerator class in
+    ``required``, with why (notes) and what to beware of. ``webhook``: the validating webhook selects first and
+    refuses the object with its own wording when nothing matches."""
     candidates = [scoring.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
     candidates += [
         scoring.Candidate(o.name, False, o.spec)
         for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)
     ]
-    selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace)
+    selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace, required)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"  # the controller's event
         if webhook:
@@ -192,7 +198,8 @@ def find_runtime(
     try:
         if isinstance(ref, dict) and ref.get("name"):
             return named_runtime(universe, chains, once, isvc, model, str(ref["name"]))
-        return selected_runtime(universe, chains, isvc, model, webhook_selects(body["spec"]))
+        required = matching.required_classes(body)[0]
+        return selected_runtime(universe, chains, isvc, model, webhook_selects(body["spec"]), required)
     except matching.OMEPanic as exc:
         message = f"OME's runtime matcher would crash the controller here: {exc}"
         return Lookup(None, [isvc.diag(ERROR, message, "spec", code=codes.OME_PANIC)], crashed=True)

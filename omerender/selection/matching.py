@@ -2,8 +2,7 @@
 
 Mirrors ``pkg/runtimeselector`` (matcher.go, scorer.go, selector.go, errors.go) at OME commit
 17b77eda, message texts included. Go pointer semantics: a key that is absent or ``null`` is a nil
-pointer; a present value (even ``""`` or ``{}``) is set. The accelerator-class step of
-``GetCompatibilityDetails`` is not part of ``incompatibility``; see ``accelerator_compatible``.
+pointer; a present value (even ``""`` or ``{}``) is set.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from omerender.names import clip
+from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
 from omerender.selection.versions import parse_model_size, versions_match
 
 DEFAULT_PRIORITY = 1  # types.go NewConfig
@@ -213,12 +213,17 @@ def _size_reason(runtime_spec: dict[str, Any], model_spec: dict[str, Any]) -> st
     )
 
 
-def incompatibility(runtime_spec: dict[str, Any], model_spec: dict[str, Any]) -> str | None:
+def incompatibility(
+    runtime_spec: dict[str, Any], model_spec: dict[str, Any], required_classes: Iterable[str] = ()
+) -> str | None:
     """OME GetCompatibilityDetails for a runtime: None when compatible, else the first reason
-    string, exactly as OME words it. Accelerator-class check is NOT done here. Raises
+    string, exactly as OME words it: disabled, then the accelerator classes the InferenceService
+    requires (``required_classes``, matcher.go:77-82), then the formats and the size. Raises
     ``OMEPanic`` for a one-sided ``modelSizeRange`` when OME would dereference it."""
     if ptr(runtime_spec, "disabled") is True:
         return DISABLED_REASON
+    if not accelerator_compatible(runtime_spec, required_classes):
+        return ACCELERATOR_REASON
     reasons = []
     for entry in formats(runtime_spec):
         if entry_matches(model_spec, entry):
@@ -255,6 +260,27 @@ def validate_named_runtime(
     if reason is None:
         return None
     return f"runtime {runtime_name} does not support model {model_spec['modelFormat']['name']}: {reason}"
+
+
+def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The accelerator classes an InferenceService requires, and where each is written, as ``compareAcceleratorClass``
+    collects them (matcher.go:266-279): the annotation when present (even empty), then each ``acceleratorClass``
+    that is set (a non-nil pointer, even ``""``)."""
+    classes: list[str] = []
+    where: list[tuple[Any, ...]] = []
+    annotations = (body.get("metadata") or {}).get("annotations") or {}
+    if isinstance(annotations, dict) and annotations.get(ACCELERATOR_ANNOTATION) is not None:
+        classes.append(str(annotations[ACCELERATOR_ANNOTATION]))
+        where.append(("metadata", "annotations", ACCELERATOR_ANNOTATION))
+    spec = body.get("spec") or {}
+    for keys in (("acceleratorSelector",), ("engine", "acceleratorOverride"), ("decoder", "acceleratorOverride")):
+        part: Any = spec
+        for key in keys:
+            part = part.get(key) if isinstance(part, dict) else None
+        if isinstance(part, dict) and part.get("acceleratorClass") is not None:
+            classes.append(str(part["acceleratorClass"]))
+            where.append(("spec", *keys, "acceleratorClass"))
+    return classes, where
 
 
 def accelerator_compatible(runtime_spec: dict[str, Any], required_classes: Iterable[str]) -> bool:

@@ -153,12 +153,15 @@ def _size_distance(runtime_spec: dict[str, Any], model: dict[str, Any]) -> float
     return 0.0 if sizes is None else abs(sizes[1] - sizes[0]) + abs(sizes[2] - sizes[0])
 
 
-def _scan(group: list[Candidate], model: dict[str, Any], excluded: list[Any], skipped: list[Any]) -> list[Ranked]:
-    """``evaluateRuntime`` over one scope, then ``sortMatches``."""
+def _scan(
+    group: list[Candidate], model: dict[str, Any], required: frozenset[str], excluded: list[Any], skipped: list[Any]
+) -> list[Ranked]:
+    """``evaluateRuntime`` over one scope, then ``sortMatches``: a runtime lacking an accelerator class the
+    InferenceService requires is dropped before ranking (selector.go:227-239, matcher.go:77-82)."""
     matches = []
     for candidate in group:
         spec = apply_format_defaults(candidate.spec)
-        reason = incompatibility(spec, model)
+        reason = incompatibility(spec, model, required)
         if reason is not None:
             excluded.append((candidate.name, reason))
         elif not any(ptr(e, "autoSelect") is True for e in formats(spec)):
@@ -202,10 +205,13 @@ def nearest(by_name: dict[str, str]) -> list[tuple[str, str]]:
     return ranked[:MAX_NEAREST]
 
 
-def select_runtime(candidates: list[Candidate], model_spec: dict[str, Any], namespace: str) -> Selection:
-    """OME auto-selection (``SelectRuntime``). Each scope is evaluated in name order (offline
-    there is no creationTimestamp), sorted by ``compare_ranked``, namespaced scope first.
-    Raises ``OMEPanic`` where OME would crash (one-sided ``modelSizeRange``)."""
+def select_runtime(
+    candidates: list[Candidate], model_spec: dict[str, Any], namespace: str, required_classes: Iterable[str] = ()
+) -> Selection:
+    """OME auto-selection (``SelectRuntime``) for an InferenceService requiring ``required_classes``. Each scope is
+    evaluated in name order (offline there is no creationTimestamp), sorted by ``compare_ranked``, namespaced scope
+    first. Raises ``OMEPanic`` where OME would crash (one-sided ``modelSizeRange``)."""
+    required = frozenset(required_classes)
     error = model_error(model_spec)
     if error:
         return Selection(None, (), (), error, False)
@@ -213,7 +219,10 @@ def select_runtime(candidates: list[Candidate], model_spec: dict[str, Any], name
     cluster = sorted((c for c in candidates if not c.namespaced), key=lambda c: c.name)
     excluded: list[tuple[str, str]] = []
     skipped: list[tuple[str, str]] = []
-    ranked = (*_scan(namespaced, model_spec, excluded, skipped), *_scan(cluster, model_spec, excluded, skipped))
+    ranked = (
+        *_scan(namespaced, model_spec, required, excluded, skipped),
+        *_scan(cluster, model_spec, required, excluded, skipped),
+    )
     if not ranked:
         error = no_runtime_found_message(
             model_spec["modelFormat"]["name"], namespace, len(namespaced), len(cluster), excluded

@@ -272,7 +272,8 @@ def test_model_metadata_overlay(run_cli, tmp_path):
     assert result.exit_code == 1
     assert (
         f"{overlay}:3:16: error: [model-metadata] m3b: modelType is not a field the model agent fills (allowed: "
-        "modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize)" in result.stderr
+        "modelFormat, modelFramework, modelArchitecture, quantization, modelParameterSize, modelConfiguration)"
+        in result.stderr
     )
     assert (
         f"{overlay}:4:47: error: [model-metadata] m3b: modelFormat.version must be a string (quote versions such as "
