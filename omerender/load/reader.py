@@ -180,7 +180,8 @@ def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str |
         return None, Diagnostic(path, problem.line, problem.col, severity, message, problem.code)
 
 
-def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
+def yaml_diagnostic(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
+    """The diagnostic of a YAML text that does not parse, at the mark (or the character) that stops it."""
     if isinstance(exc, yaml.reader.ReaderError):
         at = min(max(exc.position, 0), len(text))
         line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
@@ -301,7 +302,7 @@ def parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj
             if obj is not None:
                 objects.append(obj)
     except yaml.YAMLError as exc:
-        problems.append(_yaml_error(source.path, exc, source.text))
+        problems.append(yaml_diagnostic(source.path, exc, source.text))
     except RecursionError:
         problems.append(Diagnostic(source.path, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH))
     return objects, problems
