@@ -484,13 +484,15 @@ def _typed_as_in_the_schema(spec: Spec, value: Any) -> bool:
     return isinstance(value, str)
 
 
-def coerce(spec: Spec, value: Any, label: str, strict: bool = False) -> Any:
+def coerce(spec: Spec, value: Any, label: str, strict: bool = False, written: str | None = None) -> Any:
     """``value`` (text from a variable or parameter, or a YAML scalar or list) as ``spec`` holds it. ``strict``
-    (a settings file's value): of the JSON type the settings schema gives it, as an editor checks it too."""
+    (a settings file's value): of the JSON type the settings schema gives it, as an editor checks it too;
+    ``written``: the value as the file spells it, for the message (YAML reads ``1.30`` as the number 1.3)."""
     if strict and not _typed_as_in_the_schema(spec, value):
         wanted = {"list": "a list of strings or a string", "integer": "a whole number", "boolean": "true or false"}
-        hint = "; quote it" if file_type(spec) == "string" and isinstance(value, (int, float)) else ""
-        raise SettingsError(f"{label}: expected {wanted.get(file_type(spec), 'a string')}, got {_kind_of(value)}{hint}")
+        shown = _kind_of(value) if written is None else clip(written)
+        hint = f"; quote it: '{clip(written or str(value))}'" if file_type(spec) == "string" else ""
+        raise SettingsError(f"{label}: expected {wanted.get(file_type(spec), 'a string')}, got {shown}{hint}")
     if spec.kind is Kind.REPORTS:
         items = _items(value, label)
         report_targets(items)

@@ -15,7 +15,7 @@ from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
-from omerender.load.kustomize import Expansion, expand, kustomization_in
+from omerender.load.kustomize import Expansion, expand, folder_problem, kustomization_in
 from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
@@ -24,7 +24,7 @@ from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
 from omerender.ome import KINDS as OME_KINDS
 from omerender.ome import NAMESPACED_KINDS
-from omerender.paths import is_within
+from omerender.paths import is_within, repository_of
 
 
 @dataclass
@@ -91,13 +91,19 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
             found.append(_display(root))
             continue
         real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
+        repo = repository_of(given)  # the kustomizations below a PATH lie in its repository
         for dirpath, folders, files in _walk(given):
             base = Path(dirpath)
+            refused = folder_problem(base)
+            if refused is not None:  # kustomize build refuses the folder: so is everything below it
+                folders[:] = []
+                problems.append(refused)
+                continue
             kustomization = kustomization_in(base)
             if kustomization is not None:  # a kustomize folder: what it lists, nothing else below it
                 folders[:] = []
                 listed = Expansion()
-                expand(kustomization, [Path(r) for r in real_roots], listed)
+                expand(kustomization, [Path(r) for r in real_roots], listed, repo=repo)
                 problems.extend(listed.problems)
                 found.extend(listed.files)
                 continue

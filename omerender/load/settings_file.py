@@ -131,7 +131,8 @@ def _entry(path: str, root: str, key: yaml.Node, value: yaml.Node, data: object)
         known = ", ".join(s.stem for s in for_route(Route.FILE))
         raise _Refused(key, f"unknown setting {clip(stem)!r} in {SETTINGS_FILE}; known: {known}")
     try:
-        typed = coerce(spec, data, stem, strict=True)
+        written = str(value.value) if isinstance(value, yaml.ScalarNode) else None
+        typed = coerce(spec, data, stem, strict=True, written=written)
     except SettingsError as exc:
         raise _Refused(value, str(exc)) from None
     for item, node in zip(typed, _items(value, len(typed)), strict=True) if spec.kind is Kind.REPORTS else ():

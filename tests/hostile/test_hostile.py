@@ -16,6 +16,7 @@ from pathlib import Path
 import hostile_inputs
 import pytest
 import trust_inputs
+import untrusted_inputs
 
 HERE = Path(__file__).parent
 EXAMPLE = HERE.parents[1] / "fixtures" / "llama-demo"
@@ -107,6 +108,7 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
 
 GENERATORS.update(hostile_inputs.GENERATORS)
 GENERATORS.update(trust_inputs.GENERATORS)
+GENERATORS.update(untrusted_inputs.GENERATORS)
 CASES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 

@@ -34,7 +34,9 @@ def test_a_sibling_sharing_the_root_name_as_prefix_is_outside(tmp_path: Path) ->
     out = _expand(root, ["../in-other/a.yaml"])
     assert out.files == []
     assert [p.message for p in out.problems] == [
-        "resource '../in-other/a.yaml' lies outside the input paths; give its folder as a PATH or --search-path"
+        "resource '../in-other/a.yaml' lies outside the input paths: give its folder, with a kustomization of its "
+        "own, as a PATH or --search-path (kustomize reads a listed file only in or below the listing kustomization's "
+        "folder)"
     ]
 
 
