@@ -11,8 +11,9 @@ files in or below it; folders with a kustomization of their own may lie anywhere
 reached twice (kustomize: "may not add resource with an already registered id").
 
 A pull request may add kustomizations, so each kustomization file is read only when its real path lies inside
-the repository (the nearest folder at or above the input PATH holding ``.git``, else the PATH): a symlink out is
-refused with the same words whether or not its target exists, and nothing of it is read or quoted.
+the repository (the nearest folder at or above the input PATH holding ``.git``, else the PATH) or inside an input
+path the user named: a symlink out is refused with the same words whether or not its target exists, and nothing
+of it is read or quoted.
 
 omerender applies no kustomize transformer or generator, so a kustomization that asks for one
 (``patches``, ``namePrefix``, ``commonLabels``, ``images``, ``configMapGenerator``, ``components``,
@@ -95,10 +96,11 @@ def _error(path: Path, line: int, col: int, message: str) -> Diagnostic:
     return Diagnostic(path.as_posix(), line, col, ERROR, message, codes.KUSTOMIZATION)
 
 
-def _read(path: Path, out: Expansion, repo: str) -> tuple[dict[str, Any], Any] | None:
-    """The kustomization's mapping and its node tree, or None with the problem noted. ``repo``: the real path of the
-    repository the kustomization must lie in."""
-    if not is_within(os.path.realpath(path), repo):
+def _read(path: Path, out: Expansion, allowed: list[str]) -> tuple[dict[str, Any], Any] | None:
+    """The kustomization's mapping and its node tree, or None with the problem noted. ``allowed``: the real paths of
+    the folders it must lie in (the repository, and the input roots the user named)."""
+    real = os.path.realpath(path)
+    if not any(is_within(real, folder) for folder in allowed):
         message = "the kustomization file leads out of the repository (a symlink); not read"
         out.problems.append(_error(path, 1, 1, message))
         return None
@@ -154,7 +156,7 @@ def expand(
         out.problems.append(_error(kustomization, 1, 1, f"kustomizations nest more than {MAX_DEPTH} deep"))
         return
     out.reached.setdefault(real, kustomization.as_posix())
-    read = _read(kustomization, out, top)
+    read = _read(kustomization, out, [top, *(str(root) for root in within)])
     if read is None:
         return
     data, node = read
