@@ -246,14 +246,13 @@ def named_twice(report_file: str | None, formats: tuple[str, ...]) -> str | None
     from omerender.settings import report_targets
 
     seen: dict[str, str] = {}
-    given = [("--report-file ", report_file)] if report_file else []
-    given += [(f"--report-format {fmt}=", file) for fmt, file in report_targets(formats) if file is not None]
-    for option, file in given:
-        assert file is not None
+    given = [(f"--report-file {report_file}", report_file)] if report_file else []
+    given += [(f"--report-format {fmt}={file}", file) for fmt, file in report_targets(formats) if file is not None]
+    for shown, file in given:
         real = os.path.realpath(file)
         if real in seen:
-            return f"{seen[real]} and {option}{file} name one file; give each report its own"
-        seen[real] = f"{option}{file}"
+            return f"{seen[real]} and {shown} name one file; give each report its own"
+        seen[real] = shown
     return None
 
 
