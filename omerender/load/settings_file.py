@@ -99,7 +99,8 @@ def _confined(stem: str, given: str, resolved: str, root: str, node: yaml.Node) 
             f"so a settings file names it only by its own path inside the repository, no symlink on the way; "
             f"{elsewhere}",
         )
-    if not is_within(os.path.realpath(lexical), os.path.realpath(root)):
+    written_out = stem == LOCK and not is_within(lexical, root)  # out and back in through a link is a link too
+    if written_out or not is_within(os.path.realpath(lexical), os.path.realpath(root)):
         raise _Refused(
             node,
             f"{stem} {clip(given)!r} leads out of the repository: a settings file names only paths inside it (by "

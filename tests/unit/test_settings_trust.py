@@ -141,6 +141,7 @@ def test_paths_resolve_inside_the_repository_by_their_real_path(tmp_path: Path) 
     (tmp_path / "other").mkdir()
     os.symlink("../other", repo / "out")
     os.symlink("platform", repo / "alias")
+    os.symlink("repo", tmp_path / "back")  # beside the repository, a link into it
     path = repo / ".omerender.yaml"
     cases = {
         "search-path: [platform, alias]": True,  # a link that stays inside is followed
@@ -152,6 +153,8 @@ def test_paths_resolve_inside_the_repository_by_their_real_path(tmp_path: Path) 
         "lock-file: platform/omerender.lock": True,
         "lock-file: alias/omerender.lock": False,  # written too: no symlink on the way, even one that stays inside
         "lock-file: out/omerender.lock": False,
+        "lock-file: ../back/omerender.lock": False,  # out of the repository and back in through a link
+        "model-metadata: ../back/meta.yaml": True,  # read only: its real path is inside
         "model-metadata: ome:v0.1.5": True,  # a shipped name is no path
     }
     for text, kept in cases.items():
