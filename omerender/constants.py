@@ -10,6 +10,13 @@ from enum import StrEnum
 MIB = 1024 * 1024
 DEFAULT_MAX_FILE_BYTES = 10 * MIB  # --max-file-size: one input file, the lock, the metadata overlay
 DEFAULT_KUBE_VERSION = "1.37"  # --kube-version: the Kubernetes schema the rendered objects are checked against
+MAX_JOBS = 64  # -j/--jobs: processes at most
+KUBE_VERSION_FORMS = "1.29, v1.29, 1.29+, v1.31.1+k3s1, 1.30.2-eks-abc or none"
+KUBE_VERSION_PATTERN = (  # --kube-version's forms, group 1 the minor release; ECMA and Python regex alike
+    r"^\s*(?:[Nn][Oo][Nn][Ee]|[Oo][Ff][Ff]|v?0{0,2}1\.([0-9]{1,3})\+?"  # none, off; 1.29, v1.29, 1.29+ (Argo CD)
+    r"(?:\.[0-9]{1,6})?"  # patch
+    r"(?:[-+][0-9A-Za-z][0-9A-Za-z.+_-]{0,99})?)\s*$"  # +k3s1, -eks-abc, -gke.100
+)
 STDIN = "-"  # the input path that means standard input
 YAML_SUFFIXES = (".yaml", ".yml")  # what a folder's files must end with to be read
 

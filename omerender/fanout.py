@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from omerender.constants import MAX_JOBS
+
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.load.bounded import Budget
@@ -52,7 +54,7 @@ Adopt = Callable[[list[dict[str, Any]], "Scratch"], None]
 """In the parent: the stand-ins a worker sent back are told the scratch file their text is in."""
 AUTO_LEAST = 1000
 """Without ``-j``, workers are forked from this many InferenceServices on: fewer do not pay (bench/README.md)."""
-MAX_WORKERS = 64
+MAX_WORKERS = MAX_JOBS
 """At most this many workers, whatever ``-j`` asks (a settings file in a pull request may ask for 100,000)."""
 _TRAILER = struct.Struct("<QQ")
 """Ends a worker's scratch file: where its message (diagnostics and stand-ins, pickled) starts, and its length."""

@@ -12,7 +12,9 @@ from collections.abc import Iterable
 HASH_PREFIX_LENGTH = 8
 MAX_LABEL_NAME_LENGTH = 49
 MODEL_LABEL_DOMAIN = "models.ome.io"
-DNS_1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS_LABEL_MAX = 63
+DNS_1123_LABEL = re.compile(DNS_LABEL_PATTERN)
 DNS_1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 # the rules in the words the API server's messages use, for is_dns_label and is_dns_subdomain
 LABEL_RULE = (
@@ -81,7 +83,7 @@ def model_config_map_name(isvc: str) -> str:
 
 
 def is_dns_label(name: str) -> bool:
-    return len(name) <= 63 and bool(DNS_1123_LABEL.match(name))
+    return len(name) <= DNS_LABEL_MAX and bool(DNS_1123_LABEL.match(name))
 
 
 def is_dns_subdomain(name: str) -> bool:

@@ -10,14 +10,23 @@ stacks them (later layers win) into one frozen ``Settings`` that records where e
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES, ValidationMode
+from omerender.constants import (
+    DEFAULT_KUBE_VERSION,
+    DEFAULT_MAX_FILE_BYTES,
+    KUBE_VERSION_FORMS,
+    KUBE_VERSION_PATTERN,
+    MAX_JOBS,
+    ValidationMode,
+)
 from omerender.errors import UsageError
-from omerender.names import clip, is_dns_label
+from omerender.names import DNS_LABEL_MAX, DNS_LABEL_PATTERN, clip, is_dns_label
 
 EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # = output.emit.KINDS, kept here for --help
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
@@ -25,6 +34,7 @@ REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = out
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
 SETTINGS_FILE = ".omerender.yaml"
+SCHEMA_ID_BASE = "https://github.com/omerender/omerender/schemas/"  # the $id of every schema omerender ships
 
 
 class Kind(StrEnum):
@@ -84,6 +94,9 @@ class Spec:
     short: str | None = None
     metavar: str | None = None
     help_for: Mapping[str, str] = field(default_factory=dict)  # another help text for one command
+    writes: bool = False  # where omerender writes: taken from the command line and the environment only
+    pattern: str | None = None  # a text value matches it (ECMA and Python regex alike: the schema says it too)
+    maximum: int | None = None  # a number is at most this
 
     @property
     def name(self) -> str:
@@ -111,6 +124,7 @@ SETTINGS: tuple[Spec, ...] = (
         default="default",
         help="Namespace for namespaced objects that do not set one.",
         short="-n",
+        pattern=DNS_LABEL_PATTERN,
         routes=EVERY,
     ),
     Spec(
@@ -164,6 +178,7 @@ SETTINGS: tuple[Spec, ...] = (
         help="Check rendered objects against this Kubernetes release's "
         "schemas: 1.29, v1.29, 1.29+, v1.31.1+k3s1, 1.30.2-eks-abc; an older release than any installed uses the "
         "oldest, a newer one the newest; 'none' skips the check.",
+        pattern=KUBE_VERSION_PATTERN,
         routes=EVERY,
         commands=("build", "status", "factor"),
     ),
@@ -223,6 +238,7 @@ SETTINGS: tuple[Spec, ...] = (
         kind=Kind.PATH,
         default=None,
         help="Write the report of the --report-format without =FILE here instead of stderr.",
+        writes=True,
     ),
     Spec(
         stem="verbose",
@@ -239,6 +255,7 @@ SETTINGS: tuple[Spec, ...] = (
         commands=("build", "factor"),
         metavar="DIR",
         help_for={"factor": "Write the factored tree into DIR (atomically)."},
+        writes=True,
     ),
     Spec(
         stem="check",
@@ -295,6 +312,7 @@ SETTINGS: tuple[Spec, ...] = (
         default=None,
         help="Also write runtime status as a v1 List (.json for JSON, else YAML).",
         commands=BUILD,
+        writes=True,
     ),
     Spec(
         stem="jobs",
@@ -305,6 +323,7 @@ SETTINGS: tuple[Spec, ...] = (
         "InferenceServices on, else in this process].",
         short="-j",
         metavar="N",
+        maximum=MAX_JOBS,
         commands=BUILD,
         routes=frozenset({Route.FILE}),
     ),
@@ -317,6 +336,8 @@ SETTINGS: tuple[Spec, ...] = (
     ),
 )
 BY_STEM = {spec.stem: spec for spec in SETTINGS}
+READS = ("search-path", "model-metadata", "controller-config", "lock-file")
+"""The settings that name files or folders to read: from a settings file, each stays inside the repository."""
 RENDERING = tuple(s.stem for s in SETTINGS if Route.ARGOCD in s.routes)
 """The settings that change what is rendered or checked: every route takes each of them."""
 PATH_KINDS = (Kind.PATH, Kind.PATHS)
@@ -435,24 +456,52 @@ def report_targets(values: Iterable[str]) -> list[tuple[str, str | None]]:
     """``FMT[=FILE]`` values as (format, file or None): known formats, each file named once, at most one
     format without a file (it goes to --report-file, else stderr; ``text`` when none is given)."""
     targets: list[tuple[str, str | None]] = []
-    files: set[str] = set()
+    files: set[str | None] = set()
     for value in values:
         fmt, sep, file = value.partition("=")
         if fmt not in REPORT_FORMATS:
             raise SettingsError(f"report-format: {clip(fmt)!r} is not one of {', '.join(REPORT_FORMATS)}")
         if sep and not file:
             raise SettingsError(f"report-format: {clip(value)!r}: FMT=FILE needs a file after '='")
-        if sep and file in files:
+        same = os.path.normpath(file) if sep else None  # x and ./x are one file (the CLI compares real paths too)
+        if same in files:
             raise SettingsError(f"report-format: {clip(file)!r} is named twice")
-        files.add(file)
+        files.add(same)
         targets.append((fmt, file if sep else None))
     if sum(file is None for _, file in targets) > 1:
         raise SettingsError("report-format: give at most one FMT without =FILE (it goes to --report-file, else stderr)")
     return targets
 
 
-def coerce(spec: Spec, value: Any, label: str) -> Any:
-    """``value`` (text from a variable or parameter, or a YAML scalar or list) as ``spec`` holds it."""
+def file_type(spec: Spec) -> str:
+    """The JSON type a settings file gives ``spec``'s value in: string, boolean, integer or list (or string)."""
+    if spec.kind in (Kind.PATHS, Kind.CHOICES, Kind.REPORTS):
+        return "list"
+    return {Kind.FLAG: "boolean", Kind.COUNT: "integer", Kind.SIZE: "integer", Kind.VERBOSITY: "integer"}.get(
+        spec.kind, "string"
+    )
+
+
+def _typed_as_in_the_schema(spec: Spec, value: Any) -> bool:
+    wanted = file_type(spec)
+    if wanted == "list":
+        return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+    if wanted == "boolean":
+        return isinstance(value, bool)
+    if wanted == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def coerce(spec: Spec, value: Any, label: str, strict: bool = False, written: str | None = None) -> Any:
+    """``value`` (text from a variable or parameter, or a YAML scalar or list) as ``spec`` holds it. ``strict``
+    (a settings file's value): of the JSON type the settings schema gives it, as an editor checks it too;
+    ``written``: the value as the file spells it, for the message (YAML reads ``1.30`` as the number 1.3)."""
+    if strict and not _typed_as_in_the_schema(spec, value):
+        wanted = {"list": "a list of strings or a string", "integer": "a whole number", "boolean": "true or false"}
+        shown = _kind_of(value) if written is None else clip(written)
+        hint = f"; quote it: '{clip(written or str(value))}'" if file_type(spec) == "string" else ""
+        raise SettingsError(f"{label}: expected {wanted.get(file_type(spec), 'a string')}, got {shown}{hint}")
     if spec.kind is Kind.REPORTS:
         items = _items(value, label)
         report_targets(items)
@@ -462,19 +511,38 @@ def coerce(spec: Spec, value: Any, label: str) -> Any:
         bad = [item for item in items if spec.choices and item not in spec.choices]
         if bad:
             raise SettingsError(f"{label}: unknown value {clip(bad[0])!r}; expected one of {', '.join(spec.choices)}")
+        if spec.kind is Kind.CHOICES and not items:
+            raise SettingsError(f"{label}: give at least one of {', '.join(spec.choices)}")
         return tuple(dict.fromkeys(items)) if spec.kind is Kind.CHOICES else items
     if spec.kind is Kind.FLAG:
         return _flag(value, label)
     if spec.kind in (Kind.COUNT, Kind.VERBOSITY, Kind.SIZE):
-        return _number(value, label, 1 if spec.kind is Kind.SIZE else 0)
+        number = _number(value, label, 1 if spec.kind is Kind.SIZE else 0)
+        if spec.maximum is not None and number > spec.maximum:
+            raise SettingsError(f"{label}: expected a number <= {spec.maximum}, got {number}")
+        return number
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise SettingsError(f"{label}: expected a string, got {clip(repr(value))}")
     text = str(value).strip()
+    if strict and not text:
+        raise SettingsError(f"{label}: expected a value (leave the key out for the default)")
     if spec.stem == "namespace" and text and not is_dns_label(text):
         raise SettingsError(f"{label}: {clip(text)!r} is not a DNS-1123 label")
+    if spec.stem == "kube-version" and text and spec.pattern and not re.fullmatch(spec.pattern, text):
+        raise SettingsError(f"{label}: not a Kubernetes version: {clip(text)!r}; expected {KUBE_VERSION_FORMS}")
     if spec.kind is Kind.CHOICE and text not in spec.choices:
         raise SettingsError(f"{label}: unknown value {clip(text)!r}; expected one of {', '.join(spec.choices)}")
     return text or spec.default
+
+
+def _kind_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {clip(str(value))}"
+    if isinstance(value, str):
+        return f"the string {clip(value)!r}"
+    return {list: "a list", dict: "a mapping", type(None): "nothing"}.get(type(value), type(value).__name__)
 
 
 def for_route(route: Route) -> tuple[Spec, ...]:
@@ -500,29 +568,49 @@ def stems_problem(given: Iterable[str], route: Route, aliases: Iterable[str] = (
     return f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
 
 
-def _json_type(spec: Spec) -> dict[str, Any]:
+def _listed(item: dict[str, Any]) -> str:
+    """A pattern of the comma-separated string a list setting may be given as, its items ``item`` (an enum)."""
+    one = "(?:" + "|".join(re.escape(choice) for choice in item["enum"]) + ")"
+    return rf"^[\s,]*{one}(?:\s*[,\n][\s,]*{one})*[\s,]*$"
+
+
+def value_schema(spec: Spec) -> dict[str, Any]:
+    """The schema of ``spec``'s value in a settings file: what ``coerce(..., strict=True)`` takes (a test feeds the
+    same values to both)."""
     text: dict[str, Any] = {"type": "string", "enum": list(spec.choices)} if spec.choices else {"type": "string"}
-    if spec.kind in (Kind.PATHS, Kind.CHOICES, Kind.REPORTS):
-        return {"anyOf": [{"type": "array", "items": text}, {"type": "string"}]}
+    if spec.kind is Kind.REPORTS:  # from a settings file, formats only (no =FILE), and at most one without a file
+        formats = {"type": "string", "enum": list(REPORT_FORMATS)}
+        return {"anyOf": [{"type": "array", "items": formats, "maxItems": 1}, formats]}
+    if spec.kind is Kind.CHOICES:
+        listed = {"type": "string", "pattern": _listed(text)}
+        return {"anyOf": [{"type": "array", "items": text, "minItems": 1}, listed]}
+    if spec.kind is Kind.PATHS:
+        return {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}
     if spec.kind is Kind.FLAG:
         return {"type": "boolean"}
     if spec.kind in (Kind.COUNT, Kind.SIZE):
-        return {"type": "integer", "minimum": 1 if spec.kind is Kind.SIZE else 0}
-    return text
+        bounds = {"minimum": 1 if spec.kind is Kind.SIZE else 0}
+        return {"type": "integer", **bounds, **({"maximum": spec.maximum} if spec.maximum is not None else {})}
+    if spec.stem == "namespace":
+        return {**text, "pattern": spec.pattern, "maxLength": DNS_LABEL_MAX}
+    if spec.choices:
+        return text
+    return {**text, "pattern": spec.pattern or r"\S"}  # not blank: leave the key out for the default
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON schema of ``.omerender.yaml`` (schemas/omerender-settings.schema.json), made from the registry."""
     properties = {
-        spec.stem: {**_json_type(spec), "description": spec.help, **({"default": list(spec.default)}
+        spec.stem: {**value_schema(spec), "description": spec.help, **({"default": list(spec.default)}
                     if isinstance(spec.default, tuple) else {} if spec.default is None else {"default": spec.default})}
         for spec in for_route(Route.FILE)
     }  # fmt: skip
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://omerender.io/schemas/omerender-settings.schema.json",
+        "$id": f"{SCHEMA_ID_BASE}omerender-settings.schema.json",
         "title": "omerender settings file (.omerender.yaml)",
-        "description": "Keys are the long option names; paths are relative to the file.",
+        "description": "Keys are the long option names; paths are relative to the file and stay inside the "
+        "repository; where omerender writes is given on the command line only (docs/security.md).",
         "type": "object",
         "additionalProperties": False,
         "properties": properties,

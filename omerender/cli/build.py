@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 def _refuse_overlaps(paths: tuple[str, ...], settings: Settings) -> None:
     if not settings.allow_output_in_input:
         outputs = [("--output-dir", None if settings.check else settings.output_dir)]
-        outputs += [("--status-file", settings.status_file), ("--report-file", settings.report_file)]
+        outputs += [("--status-file", settings.status_file)]  # the report files: cli.options, for every command
         refuse_output_in_input([*paths, *settings.search_path], outputs)
 
 

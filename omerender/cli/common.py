@@ -278,8 +278,9 @@ def report(
     bare = [fmt for fmt, file in targets if file is None] or ["text"]
     count_reported(diagnostics, machine_stderr=bare[0] != "text" and report_file is None)
     named = [(fmt, file) for fmt, file in targets if file is not None]
-    if report_file is not None and report_file in {file for _, file in named}:
-        raise UsageError(f"--report-file {report_file} is also named by --report-format FMT={report_file}")
+    twice = named_twice(report_file, formats)
+    if twice:
+        raise UsageError(twice)
     cases = subjects() if any(fmt in ("junit", "gitlab") for fmt, _ in targets) else ()
     ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
     repo = repo_root() if any(fmt not in ("text", "json") for fmt, _ in [(bare[0], None), *named]) else None
@@ -306,6 +307,41 @@ def repo_root() -> RepoRoot | None:
     except OSError:
         return None
     return RepoRoot(cwd, root_of(cwd, ""))
+
+
+def named_twice(report_file: str | None, formats: tuple[str, ...]) -> str | None:
+    """The problem when two reports would be written to one file, however its path is spelt (``x``, ``./x``, a
+    symlink to it): one would overwrite the other."""
+    from omerender.settings import report_targets
+
+    seen: dict[str, str] = {}
+    given = [(f"--report-file {report_file}", report_file)] if report_file else []
+    given += [(f"--report-format {fmt}={file}", file) for fmt, file in report_targets(formats) if file is not None]
+    for shown, file in given:
+        real = os.path.realpath(file)
+        if real in seen:
+            return f"{seen[real]} and {shown} name one file; give each report its own"
+        seen[real] = shown
+    return None
+
+
+def refuse_reports_in_input(settings: Settings, inputs: list[str], command: str) -> None:
+    """Usage errors, before anything is read: two reports to one file, or a report file that is an input or a YAML
+    file inside an input folder (the next run would read it), unless ``--allow-output-in-input``."""
+    from omerender.output.overlap import conflicts
+    from omerender.settings import BY_STEM, report_targets
+
+    twice = named_twice(settings.report_file, settings.report_format)
+    if twice:
+        raise click.UsageError(twice)
+    if settings.allow_output_in_input:
+        return
+    outputs = [("--report-file", settings.report_file)]
+    outputs += [(f"--report-format {fmt}=", file) for fmt, file in report_targets(settings.report_format) if file]
+    allowable = command in BY_STEM["allow-output-in-input"].commands
+    problems = conflicts(inputs, outputs, allowable)
+    if problems:
+        raise click.UsageError("; ".join(problems))
 
 
 def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
@@ -369,10 +405,10 @@ def resolve_kube_version(given: str | None, label: str = "--kube-version") -> st
     return picked.version
 
 
-def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | None]]) -> None:
+def refuse_output_in_input(inputs: list[str], outputs: list[tuple[str, str | None]], allowable: bool = True) -> None:
     from omerender.output.overlap import conflicts
 
-    problems = conflicts(inputs, outputs)
+    problems = conflicts(inputs, outputs, allowable)
     if problems:
         raise click.UsageError("; ".join(problems))
 

@@ -52,7 +52,7 @@ def _refuse(paths: tuple[str, ...], settings: Settings, in_place: bool, dry_run:
     if force and output_dir is None:
         raise click.UsageError("--force goes with --output-dir")
     if output_dir is not None:
-        refuse_output_in_input(list(paths), [("--output-dir", output_dir), ("--report-file", settings.report_file)])
+        refuse_output_in_input(list(paths), [("--output-dir", output_dir)], allowable=False)
         if not force and not tree.is_empty_dir(output_dir):
             raise click.UsageError(f"{output_dir} is not empty; use --force to replace it")
         try:

@@ -67,13 +67,19 @@ def krm(config: str | None) -> None:
     print the emitted objects as a plain stream (docs/integrations.md).
     """
     from omerender.gitops.confine import confine, root_of
-    from omerender.gitops.krm import KrmError, defaults, layer, process, read_resource_list
+    from omerender.gitops.krm import ItemsUnreadable, KrmError, defaults, layer, process, read_resource_list
     from omerender.load.bounded import Budget
     from omerender.load.yamlio import dump_one, dump_stream
 
     budget = Budget()
     try:
         resource_list = read_resource_list(config, stdin, budget)
+    except ItemsUnreadable as exc:
+        report([exc.diagnostic], (), None, None, 0)
+        sys.exit(EXIT_FINDINGS)
+    except KrmError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
         function_config = resource_list.get("functionConfig") if isinstance(resource_list, dict) else None
         found = layer(function_config)
     except (KrmError, SettingsError) as exc:

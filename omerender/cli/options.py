@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from omerender.cli.common import F, folder_callback, namespace_callback
-from omerender.errors import EXIT_FINDINGS
+from omerender.cli.common import F, folder_callback, guard, namespace_callback, refuse_reports_in_input
+from omerender.errors import EXIT_USAGE
 from omerender.settings import Kind, Layer, Origin, Settings, SettingsError, Spec, for_command
 
 _TYPES: Mapping[Kind, Callable[[Spec], dict[str, Any]]] = {
@@ -26,7 +26,7 @@ _TYPES: Mapping[Kind, Callable[[Spec], dict[str, Any]]] = {
     Kind.CHOICE: lambda s: {"type": click.Choice(s.choices)},
     Kind.CHOICES: lambda s: {"type": click.Choice(s.choices), "multiple": True},
     Kind.COUNT: lambda s: {"type": click.IntRange(min=0)},
-    Kind.SIZE: lambda s: {"type": click.IntRange(min=1)},
+    Kind.SIZE: lambda s: {"type": click.IntRange(min=1, max=s.maximum)},
     Kind.FLAG: lambda s: {"is_flag": True},
     Kind.VERBOSITY: lambda s: {"count": True},
     Kind.REPORTS: lambda s: {"multiple": True},
@@ -102,17 +102,18 @@ def fold(ctx: click.Context, specs: tuple[Spec, ...], kwargs: dict[str, Any], pa
 
 def file_layer(config: str | None, paths: list[str], top: str | None = None) -> tuple[Layer, str | None]:
     """The settings file's values (``config``, else ``.omerender.yaml`` found from the first path, up to
-    ``top`` at most) and its path; its problems are reported (located) and end the run with exit 1."""
+    ``top`` at most, which is then the repository its paths stay in) and its path; its problems are reported
+    (located) and end the run with exit 2, as every settings error does."""
     from omerender.cli.common import report
     from omerender.load import settings_file
 
     path = config or settings_file.find(paths, top)
     if path is None:
         return Layer(Origin.FILE, {}), None
-    layer, problems = settings_file.read(path)
+    layer, problems = settings_file.read(path, top)
     if problems:
         report(problems, (), None, None, 0)
-        sys.exit(EXIT_FINDINGS)
+        sys.exit(EXIT_USAGE)
     return layer, path
 
 
@@ -138,10 +139,12 @@ def settings_options(command: str) -> Callable[[F], F]:
 
             kwargs["settings"] = fold(ctx, specs, kwargs, paths)
             say_origins(kwargs["settings"])
+            inputs = [*paths, *kwargs.get("old", ()), *kwargs.get("new", ()), *kwargs["settings"].search_path]
+            refuse_reports_in_input(kwargs["settings"], inputs, command)
             with concluded(kwargs["settings"]):
                 return fn(**kwargs)
 
-        decorated: Any = wrapper
+        decorated: Any = guard(wrapper)  # reading the settings file is the run's too: never a traceback
         decorated = click.option("--strict", is_flag=True, hidden=True, help="Same as --validate=strict.")(decorated)
         decorated = click.option(
             "--config",

@@ -2,22 +2,21 @@
 
 Argo CD keeps a plugin inside the repository it renders; a search path, metadata, lock or controller
 configuration that is absolute or climbs out with ``..`` would read another application's files in the
-shared repo-server. Refused with exit 1, naming the setting and where it was given.
+shared repo-server. Refused as a settings error (exit 2), naming the setting and where it was given. What the
+settings file names is checked as it is read (``load.settings_file``), on every route.
 """
 
 from __future__ import annotations
 
 import os
 
-from omerender.errors import OmerenderError
-from omerender.paths import inside
-from omerender.settings import PATH_KINDS, SETTINGS, Settings
-
-READ = ("search-path", "model-metadata", "lock-file", "controller-config")
+from omerender.errors import UsageError
+from omerender.paths import inside, repository_of
+from omerender.settings import PATH_KINDS, READS, SETTINGS, Settings
 
 
-class OutsideError(OmerenderError):
-    """A path setting leaves the repository (exit 1)."""
+class OutsideError(UsageError):
+    """A path setting leaves the repository: a settings error (exit 2)."""
 
 
 def root_of(folder: str, source_path: str) -> str:
@@ -27,12 +26,7 @@ def root_of(folder: str, source_path: str) -> str:
     parts = [p for p in source_path.strip("/").split("/") if p not in ("", ".")]
     if parts and here.split(os.sep)[-len(parts) :] == parts:
         return os.sep.join(here.split(os.sep)[: -len(parts)]) or os.sep
-    probe = here
-    while not os.path.exists(os.path.join(probe, ".git")):
-        if os.path.dirname(probe) == probe:
-            return here
-        probe = os.path.dirname(probe)
-    return probe
+    return repository_of(here)
 
 
 def _stays(root: str, base: str, value: str) -> bool:
@@ -44,7 +38,7 @@ def _stays(root: str, base: str, value: str) -> bool:
 def confine(settings: Settings, root: str, base: str) -> None:
     """Raise OutsideError for the first path setting that is absolute or leaves ``root`` (read from ``base``)."""
     for spec in SETTINGS:
-        if spec.kind not in PATH_KINDS or spec.stem not in READ:
+        if spec.kind not in PATH_KINDS or spec.stem not in READS:
             continue
         value = getattr(settings, spec.name)
         _confine_all(spec.stem, value if isinstance(value, tuple) else (value,) if value else (), settings, root, base)

@@ -26,7 +26,7 @@ from omerender.diagnostics import INFO, Diagnostic, has_errors
 from omerender.errors import UsageError
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
-from omerender.load.reader import load
+from omerender.load.reader import load, yaml_diagnostic
 from omerender.names import clip
 from omerender.output.emit import (
     INPUTS,
@@ -58,7 +58,17 @@ class KrmError(UsageError):
     """The ResourceList or functionConfig cannot be used."""
 
 
+class ItemsUnreadable(Exception):
+    """The ResourceList on stdin is not YAML omerender can read (a package file holds what no reader takes, such
+    as a 5,000-digit number): a finding about the input, located in the stream (exit 1)."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
 DEFAULT_EMIT = (PASSTHROUGH, INPUTS, RENDERED)
+STDIN_SHOWN = "<stdin>"
 DEFAULT_OUTPUT_DIR = "rendered"
 
 
@@ -95,12 +105,15 @@ def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: 
     the bounded reader (a regular file, within the caps) and parsed with the manifests' limits."""
     where = config or "-"
     shown = config or "the ResourceList on stdin"
+    text = ""
     try:
         text = read_text(where, budget, "functionConfig file" if config else "ResourceList", stdin)
         documents = [d.data for d in parse_bounded(text, budget)]
     except ReadProblem as exc:
         raise KrmError(f"cannot read {shown}: {exc.message}") from None
     except yaml.YAMLError as exc:
+        if not config:
+            raise ItemsUnreadable(yaml_diagnostic(STDIN_SHOWN, exc, text)) from None
         raise KrmError(f"cannot read {shown}: {clip(' '.join(str(exc).split()), 300)}") from None
     except RecursionError:
         raise KrmError(f"cannot read {shown}: it nests too deeply") from None

@@ -51,6 +51,7 @@ class Budget:
     nodes: int = 0
     nodes_possible: int = 0  # upper bound of the nodes in every text admitted so far
     alias_text: int = 0  # characters aliases repeat, over every document so far (at most max_total_bytes)
+    cap_name: str = "--max-file-size"  # what sets max_file_bytes, for the message of a file over it
 
     def charge_bytes(self, size: int) -> None:
         if self.bytes_read + size > self.max_total_bytes:
@@ -101,7 +102,7 @@ def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..
                 )
             if st.st_size > cap:
                 raise ReadProblem(
-                    f"{what} is {st.st_size} bytes, over the {cap}-byte cap (--max-file-size)", codes.FILE_TOO_LARGE
+                    f"{what} is {st.st_size} bytes, over the {cap}-byte cap ({budget.cap_name})", codes.FILE_TOO_LARGE
                 )
             raw = _read_fd(fd, cap, st.st_size)
         except OSError as exc:
@@ -109,7 +110,7 @@ def read_bytes(path: str, budget: Budget, what: str = "file", stdin: Callable[..
         finally:
             os.close(fd)
     if len(raw) > cap:
-        raise ReadProblem(f"{what} is over the {cap}-byte cap (--max-file-size)", codes.FILE_TOO_LARGE)
+        raise ReadProblem(f"{what} is over the {cap}-byte cap ({budget.cap_name})", codes.FILE_TOO_LARGE)
     budget.charge_bytes(len(raw))
     return raw
 

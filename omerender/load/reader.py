@@ -15,7 +15,7 @@ from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
-from omerender.load.kustomize import Expansion, expand, kustomization_in
+from omerender.load.kustomize import Expansion, expand, folder_problem, kustomization_in
 from omerender.load.obj import Obj, prelocate
 from omerender.load.source import Source
 from omerender.load.yamlio import ParsedDocument, position
@@ -24,7 +24,7 @@ from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.ome import CONTROLLER_CONFIG_MAP as CONTROLLER_CONFIG
 from omerender.ome import KINDS as OME_KINDS
 from omerender.ome import NAMESPACED_KINDS
-from omerender.paths import is_within
+from omerender.paths import is_within, repository_of
 
 
 @dataclass
@@ -91,13 +91,19 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
             found.append(_display(root))
             continue
         real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
+        repo = repository_of(given)  # the kustomizations below a PATH lie in its repository
         for dirpath, folders, files in _walk(given):
             base = Path(dirpath)
+            refused = folder_problem(base)
+            if refused is not None:  # kustomize build refuses the folder: so is everything below it
+                folders[:] = []
+                problems.append(refused)
+                continue
             kustomization = kustomization_in(base)
             if kustomization is not None:  # a kustomize folder: what it lists, nothing else below it
                 folders[:] = []
                 listed = Expansion()
-                expand(kustomization, [Path(r) for r in real_roots], listed)
+                expand(kustomization, [Path(r) for r in real_roots], listed, repo=repo)
                 problems.extend(listed.problems)
                 found.extend(listed.files)
                 continue
@@ -180,7 +186,8 @@ def _read(path: str, budget: Budget, stdin: Callable[..., bytes]) -> tuple[str |
         return None, Diagnostic(path, problem.line, problem.col, severity, message, problem.code)
 
 
-def _yaml_error(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
+def yaml_diagnostic(path: str, exc: yaml.YAMLError, text: str = "") -> Diagnostic:
+    """The diagnostic of a YAML text that does not parse, at the mark (or the character) that stops it."""
     if isinstance(exc, yaml.reader.ReaderError):
         at = min(max(exc.position, 0), len(text))
         line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
@@ -301,7 +308,7 @@ def parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj
             if obj is not None:
                 objects.append(obj)
     except yaml.YAMLError as exc:
-        problems.append(_yaml_error(source.path, exc, source.text))
+        problems.append(yaml_diagnostic(source.path, exc, source.text))
     except RecursionError:
         problems.append(Diagnostic(source.path, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH))
     return objects, problems

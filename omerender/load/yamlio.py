@@ -137,6 +137,25 @@ def _timestamp_as_text(loader: yaml.BaseLoader, node: yaml.ScalarNode) -> str:
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
+MAX_INT_DIGITS = 4300  # Python's own limit on reading a whole number from text (sys.get_int_max_str_digits)
+
+
+def _int_within_limits(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """A YAML integer, or a located error for one longer than any number a reader of Kubernetes objects takes:
+    Python refuses to read more than ``MAX_INT_DIGITS`` digits at once, which was an internal error."""
+    try:
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+    except ValueError:
+        digits = sum(ch.isdigit() for ch in str(node.value))
+        raise yaml.MarkedYAMLError(
+            problem=f"a number of {digits} digits is too long to read (at most {MAX_INT_DIGITS}); quote it if it is "
+            "text",
+            problem_mark=node.start_mark,
+        ) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _int_within_limits)
+
 
 @dataclass(frozen=True)
 class ParsedDocument:

@@ -22,27 +22,25 @@ def _real(path: str) -> Path:
     return Path(os.path.realpath(path))
 
 
-def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]]) -> list[str]:
-    """One message per output (option name, path) that is, holds or lies in an input path."""
+def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]], allowable: bool = True) -> list[str]:
+    """One message per output (option name, path) that is, holds or lies in an input path. An option name that
+    ends with ``=`` (``--report-format junit=``) is written joined to its path. ``allowable``: the command takes
+    ``--allow-output-in-input``, which the message then names."""
+    allow = f" (pass {ALLOW_FLAG} to allow it)" if allowable else ""
     roots = [(given, _real(given)) for given in inputs if given != STDIN]
     problems: list[str] = []
     for option, target in outputs:
         if not target:
             continue
+        shown = f"{option}{target}" if option.endswith("=") else f"{option} {target}"
         real = _real(target)
         for given, root in roots:
             is_dir_output = option == "--output-dir"
             if is_within(str(real), str(root)) and (is_dir_output or real == root or real.suffix in YAML_SUFFIXES):
                 where = "is" if real == root else "is inside"
-                problems.append(
-                    f"{option} {target} {where} the input path {given}; refusing to write there (pass {ALLOW_FLAG} to "
-                    "allow it)"
-                )
+                problems.append(f"{shown} {where} the input path {given}; refusing to write there{allow}")
                 break
             if is_dir_output and is_within(str(root), str(real)):
-                problems.append(
-                    f"{option} {target} holds the input path {given}; refusing to rewrite it (pass {ALLOW_FLAG} to "
-                    "allow it)"
-                )
+                problems.append(f"{shown} holds the input path {given}; refusing to rewrite it{allow}")
                 break
     return problems

@@ -18,15 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from omerender.constants import KUBE_VERSION_FORMS, KUBE_VERSION_PATTERN
 from omerender.errors import UsageError
 
 SKIP_WORDS = ("none", "off")
-FORMS = "1.29, v1.29, 1.29+, v1.31.1+k3s1, 1.30.2-eks-abc or none"
-_FORM = re.compile(
-    r"v?(?P<major>\d{1,3})\.(?P<minor>\d{1,3})\+?"  # 1.29, v1.29, 1.29+ (Argo CD)
-    r"(?:\.\d{1,6})?"  # patch
-    r"(?:[-+][0-9A-Za-z][0-9A-Za-z.+_-]{0,99})?"  # +k3s1, -eks-abc, -gke.100
-)
+FORMS = KUBE_VERSION_FORMS
+_FORM = re.compile(KUBE_VERSION_PATTERN)  # the settings schema says the same (omerender.settings)
 
 
 class KubeVersionError(UsageError):
@@ -47,9 +44,9 @@ def parse(text: str) -> tuple[int, int] | None:
     if given.lower() in SKIP_WORDS:
         return None
     m = _FORM.fullmatch(given)
-    if m is None or int(m.group("major")) != 1:
+    if m is None or m.group(1) is None:
         raise KubeVersionError(f"not a Kubernetes version: {text!r}; expected a form such as {FORMS}")
-    return 1, int(m.group("minor"))
+    return 1, int(m.group(1))
 
 
 def choose(text: str, installed: list[str]) -> Choice:

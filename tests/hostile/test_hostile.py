@@ -17,6 +17,7 @@ import hostile_inputs
 import journal_inputs
 import pytest
 import trust_inputs
+import untrusted_inputs
 
 HERE = Path(__file__).parent
 EXAMPLE = HERE.parents[1] / "fixtures" / "llama-demo"
@@ -109,6 +110,7 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
 GENERATORS.update(hostile_inputs.GENERATORS)
 GENERATORS.update(trust_inputs.GENERATORS)
 GENERATORS.update(journal_inputs.GENERATORS)
+GENERATORS.update(untrusted_inputs.GENERATORS)
 CASES = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 

@@ -137,3 +137,22 @@ def test_lock_check_hook_fails_while_the_lock_is_stale(tmp_path: Path, hook_env:
     _git(project, "add", "-A")
     stale = _try_repo(project, hook_env, "omerender-lock-check")
     assert stale.startswith("exit 1\n") and "Failed" in stale, stale
+
+
+def test_check_hook_takes_no_output_location_and_no_link_out_from_the_settings_file(
+    tmp_path: Path, hook_env: tuple[Path, dict[str, str]]
+) -> None:
+    project = _project(tmp_path)
+    (tmp_path / "tenant-b.yaml").write_text("TENANT_B_DB_PASSWORD_9f3a: hunter2\n", encoding="utf-8")
+    (project / ".omerender.yaml").symlink_to("../tenant-b.yaml")
+    _git(project, "add", "-A")
+    linked = _try_repo(project, hook_env, "omerender-check")
+    assert linked.startswith("exit 1\n") and "Failed" in linked, linked
+    assert ".omerender.yaml:1:1: error: [settings] .omerender.yaml leads out of the repository" in linked, linked
+    assert "TENANT_B" not in linked and "hunter2" not in linked, linked
+    (project / ".omerender.yaml").unlink()
+    (project / ".omerender.yaml").write_text('report-format: [text, "text=../post-comment.sh"]\n', encoding="utf-8")
+    _git(project, "add", "-A")
+    routed = _try_repo(project, hook_env, "omerender-check")
+    assert routed.startswith("exit 1\n") and "pass --report-format text=../post-comment.sh on the command" in routed
+    assert not (tmp_path / "post-comment.sh").exists()

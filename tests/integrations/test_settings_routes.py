@@ -76,7 +76,7 @@ def test_argocd_renders_with_the_model_metadata_parameter(repo: Path) -> None:
 def test_argocd_refuses_paths_out_of_the_repository(repo: Path, where: str) -> None:
     for parameters in ({"search_path": [where]}, {"model_metadata": where}, {"search_paths": [where]}):
         proc = _generate(repo / "apps" / "llama", **parameters)
-        assert proc.code == 1 and proc.out == "" and OUTSIDE in proc.err, proc
+        assert proc.code == 2 and proc.out == "" and OUTSIDE in proc.err, proc  # a settings error
     proc = _generate(repo / "apps" / "llama", search_path=["../../ci"])  # inside: read
     assert proc.code == 1 and OUTSIDE not in proc.err and NEEDS_METADATA in proc.err, proc
 
@@ -100,15 +100,15 @@ def test_the_settings_file_serves_build_and_argocd_and_a_flag_wins(repo: Path) -
 def test_an_unknown_key_in_the_settings_file_is_a_located_error(repo: Path) -> None:
     (repo / ".omerender.yaml").write_text("model-metadata: ci/meta.yaml\nmodel-metdata: x\n")
     proc = omerender("build", ".", cwd=repo)
-    assert proc.code == 1 and proc.out == "", proc
+    assert proc.code == 2 and proc.out == "", proc  # a settings error, as the same mistake in a flag
     assert proc.err.startswith(".omerender.yaml:2:1: error: [settings] unknown setting 'model-metdata'"), proc
 
 
 def test_an_absolute_path_in_the_settings_file_is_refused_by_argocd(repo: Path) -> None:
     (repo / ".omerender.yaml").write_text(f"model-metadata: {repo / 'ci' / 'meta.yaml'}\n")
-    assert omerender("build", ".", cwd=repo).code == 0  # on the command line the user's own path is fine
+    assert omerender("build", ".", cwd=repo).code == 0  # on the command line a path inside the repository is fine
     proc = _generate(repo / "apps" / "llama")
-    assert proc.code == 1 and OUTSIDE in proc.err, proc
+    assert proc.code == 2 and OUTSIDE in proc.err, proc  # a settings error
 
 
 def _krm(repo: Path, spec: dict[str, object]) -> Proc:
@@ -127,7 +127,7 @@ def test_krm_takes_model_metadata_and_the_settings_file(repo: Path) -> None:
     assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file
     for outside in ({"paths": ["../.."]}, {"modelMetadata": "/etc/hostname"}, {"searchPath": ["../x"]}):
         proc = _krm(repo, {**spec, **outside})
-        assert proc.code == 1 and OUTSIDE in proc.err, proc
+        assert proc.code == 2 and OUTSIDE in proc.err, proc  # a settings error
 
 
 def test_a_shipped_overlay_named_in_the_settings_file_is_no_path(repo: Path) -> None:

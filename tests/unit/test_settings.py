@@ -64,7 +64,7 @@ def test_every_rendering_setting_is_reachable_on_every_route(stem: str) -> None:
     assert stem in declared, f"{stem}: not declared in plugin.yaml"
     assert _declared(declared[stem]) == PARAMETER_TYPES[spec.kind], f"{stem}: declared with another type"
     sample = {Kind.PATHS: "a,b", Kind.CHOICES: spec.choices[:1], Kind.FLAG: "true", Kind.COUNT: "3"}
-    value = sample.get(spec.kind, spec.choices[0] if spec.choices else "x")
+    value = sample.get(spec.kind, spec.choices[0] if spec.choices else "1.30" if stem == "kube-version" else "x")
     parameter = {
         "name": stem,
         "array" if isinstance(value, tuple) else "string": list(value) if isinstance(value, tuple) else value,
@@ -127,14 +127,14 @@ def test_the_settings_file_reads_paths_relative_to_itself(tmp_path: Path) -> Non
     (tmp_path / "repo" / "apps").mkdir(parents=True)
     (tmp_path / "repo" / ".git").mkdir()
     path = tmp_path / "repo" / ".omerender.yaml"
-    path.write_text("model-metadata: ci/meta.yaml\nsearch-path: [platform, ../elsewhere]\nmax-errors: 4\n")
+    path.write_text("model-metadata: ci/meta.yaml\nsearch-path: [platform, apps/../shared]\nmax-errors: 4\n")
     found = settings_file.find([str(tmp_path / "repo" / "apps")])
     assert found is not None and Path(found).resolve() == path
     layer, problems = settings_file.read(str(path))
     assert problems == []
     assert layer.values == {
         "model-metadata": str(tmp_path / "repo" / "ci" / "meta.yaml"),
-        "search-path": (str(tmp_path / "repo" / "platform"), str(tmp_path / "elsewhere")),
+        "search-path": (str(tmp_path / "repo" / "platform"), str(tmp_path / "repo" / "shared")),
         "max-errors": 4,
     }
 
