@@ -92,7 +92,7 @@ def _section(name: str, command: click.Command, parent: click.Context | None) ->
     if shown:
         lines += ["Examples:", "", "```sh", "\n\n".join(shown), "```", ""]
     page = DOCS[title]
-    lines += [f"Guide: [{page}]({page})", ""]
+    lines += [f"Guide: [{page.partition('#')[0]}]({page})", ""]
     return lines
 
 

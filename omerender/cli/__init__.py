@@ -86,7 +86,7 @@ def main() -> None:
 
 
 main.commands = _Commands()
-with_examples(main, "omerender")
+with_examples(main)
 
 
 def run() -> None:

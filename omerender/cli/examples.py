@@ -18,6 +18,7 @@ import click
 from omerender.constants import DOCS_URL
 
 C = TypeVar("C", bound=click.Command)
+TOOL = "omerender"  # the key of the tool's own examples and page (its --help)
 
 EXAMPLES: dict[str, str] = {
     "omerender": """
@@ -172,7 +173,7 @@ def epilog(name: str) -> str:
     return "\n\n".join(f"\b\n{paragraph}" for paragraph in [*paragraphs, f"Docs: {docs_url(name)}"])
 
 
-def with_examples(command: C, name: str | None = None) -> C:
-    """``command`` with the examples and docs URL of ``name`` (default: its own name) as its epilog."""
-    command.epilog = epilog(name or command.name or "omerender")
+def with_examples(command: C) -> C:
+    """``command`` with its examples and docs URL as its epilog (the group: the tool's own, ``omerender``)."""
+    command.epilog = epilog(TOOL if isinstance(command, click.Group) else command.name or TOOL)
     return command
