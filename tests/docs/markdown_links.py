@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,8 @@ def slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def anchors(page: Path) -> set[str]:
+@functools.cache
+def anchors(page: Path) -> frozenset[str]:
     """Every anchor GitHub gives the headings of ``page`` (a repeated heading gets ``-1``, ``-2``, ...)."""
     tokens = _PARSER.parse(page.read_text(encoding="utf-8"))
     seen: dict[str, int] = {}
@@ -39,7 +41,7 @@ def anchors(page: Path) -> set[str]:
             count = seen.get(base, 0)
             seen[base] = count + 1
             found.add(base if count == 0 else f"{base}-{count}")
-    return found
+    return frozenset(found)
 
 
 def links(page: Path) -> list[Link]:
