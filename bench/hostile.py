@@ -1,6 +1,6 @@
 """Exhaustion inputs from issue 10, each run as a whole ``omerender`` process: wall time and peak RSS.
 
-    python bench/hostile.py            # the table for the README
+    python bench/hostile.py            # the table in docs/guarantees.md
     python bench/hostile.py --scale 2  # the inputs whose size can grow, twice as large (linearity)
 
 Every case must finish, or be refused, in under 2 s and 300 MB. The inputs are generated into a

@@ -2,14 +2,16 @@
 
 Each entry gives the usual severity, a one-line description, and what it mirrors: the spec section
 (``spec: ...`` in ../shared/spec/runtime-inheritance.txt), OME's condition or event reason, or the
-Kubernetes rule. Reports (SARIF ``rules``), docs/codes.md and the README's table are generated from this table;
-``tests/unit/test_codes.py`` fails when a module writes a code inline or the README is stale.
+Kubernetes rule. Reports (SARIF ``rules``) and docs/codes.md (its table and a section per code) are generated from
+this table; ``tests/unit/test_codes.py`` fails when a module writes a code inline, ``tests/unit/test_code_docs.py``
+when docs/codes.md is stale.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from omerender.constants import DOCS_URL
 from omerender.diagnostics import ERROR, INFO, WARNING, Severity
 
 
@@ -191,7 +193,7 @@ PLACEHOLDER = _code(
     "placeholder", ERROR, "a {{ }} template action OME's placeholder step cannot fill", "OME controller"
 )
 
-# Controller configuration and the objects issue 12 added (OME 17b77eda; see the README's tables).
+# Controller configuration and the objects issue 12 added (OME 17b77eda; see the tables of docs/rendering.md).
 CONTROLLER_CONFIG = _code(
     "controller-config",
     ERROR,
@@ -348,8 +350,7 @@ def describe(code: str) -> CodeInfo:
     return CATALOGUE.get(code) or CodeInfo(code, ERROR, code, "omerender")
 
 
-PROJECT_URL = "https://github.com/omerender/omerender"
-CODE_DOCS_URL = PROJECT_URL + "/blob/main/docs/codes.md"
+CODE_DOCS_URL = DOCS_URL + "codes.md"
 """The page that documents every code (docs/codes.md, made by ``markdown_reference``): one section each."""
 
 
@@ -370,7 +371,8 @@ def full_description(code: str) -> str:
 
 
 def markdown_reference() -> str:
-    """docs/codes.md: a section per code in catalogue order, each heading the code itself (its anchor)."""
+    """docs/codes.md: a table of every code, then a section per code in catalogue order, each heading the code
+    itself (its anchor)."""
     lines = [
         "# Diagnostic codes",
         "",
@@ -380,14 +382,19 @@ def markdown_reference() -> str:
         "Every diagnostic carries one of these codes: the text report shows it in brackets, the JSON, SARIF, JUnit",
         "and Code Quality reports carry it, and SARIF's `helpUri` links each rule to its section here. The",
         "severity shown is the one a code usually has; a few depend on settings (such as `--validate`).",
+        "",
+        markdown_table(),
     ]
     for info in CATALOGUE.values():
-        lines += ["", f"## {info.code}", "", f"**{info.severity}**: {info.summary}.", "", f"Mirrors: {info.mirrors}."]
-    return "\n".join(lines) + "\n"
+        lines += [f"## {info.code}", "", f"**{info.severity}**: {info.summary}.", "", f"Mirrors: {info.mirrors}.", ""]
+    return "\n".join(lines)
 
 
 def markdown_table() -> str:
-    """The README's table of codes, one row per code in catalogue order."""
+    """The table of codes at the top of docs/codes.md, one row per code in catalogue order, each linked to its
+    section."""
     rows = ["| code | severity | meaning | mirrors |", "| --- | --- | --- | --- |"]
-    rows += [f"| `{c.code}` | {c.severity} | {c.summary} | {c.mirrors} |" for c in CATALOGUE.values()]
+    rows += [
+        f"| [`{c.code}`](#{anchor(c.code)}) | {c.severity} | {c.summary} | {c.mirrors} |" for c in CATALOGUE.values()
+    ]
     return "\n".join(rows) + "\n"

@@ -19,6 +19,8 @@ KUBE_VERSION_PATTERN = (  # --kube-version's forms, group 1 the minor release; E
 )
 STDIN = "-"  # the input path that means standard input
 YAML_SUFFIXES = (".yaml", ".yml")  # what a folder's files must end with to be read
+PROJECT_URL = "https://github.com/omerender/omerender"  # = pyproject.toml's [project.urls] Homepage
+DOCS_URL = PROJECT_URL + "/blob/main/docs/"  # docs/ on the forge: --help pages, SARIF's helpUri, the package metadata
 
 
 class ValidationMode(StrEnum):

@@ -143,7 +143,7 @@ SETTINGS: tuple[Spec, ...] = (
         default=None,
         help="YAML file of model-agent fields (modelFormat, modelFramework, "
         "modelArchitecture, quantization, modelParameterSize) for models that lack them, or one shipped by "
-        "name (ome:v0.1.5: OME's catalogue); see README.",
+        "name (ome:v0.1.5: OME's catalogue); see docs/model-metadata.md.",
         routes=EVERY,
     ),
     Spec(
@@ -151,14 +151,14 @@ SETTINGS: tuple[Spec, ...] = (
         kind=Kind.PATH,
         default=None,
         help="A file holding OME's inferenceservice-config ConfigMap (namespace "
-        "ome) [default: the one in PATHS, else the values OME ships]; see README.",
+        "ome) [default: the one in PATHS, else the values OME ships]; see docs/rendering.md.",
         routes=EVERY,
     ),
     Spec(
         stem="lock-file",
         kind=Kind.PATH,
         default=None,
-        help="The lock file [default: omerender.lock in the first PATH directory].",
+        help="The lock file [default: omerender.lock in the deepest folder that holds every PATH].",
         routes=EVERY,
         commands=("build", "status", "effective", "lock", "tree", "graph", "factor"),
     ),

@@ -17,6 +17,7 @@ import click
 
 from omerender import __version__
 from omerender.cli.common import ARGV_KEY, exit_hard
+from omerender.cli.examples import with_examples
 
 FAMILIES = {
     "build": "build",
@@ -45,7 +46,7 @@ class _Commands(MutableMapping[str, click.Command]):
         if name not in self._made and name in FAMILIES:
             family = importlib.import_module(f"omerender.cli.{FAMILIES[name]}")
             for command in family.COMMANDS:
-                self._made.setdefault(command.name or "", command)
+                self._made.setdefault(command.name or "", with_examples(command))
         return self._made[name]
 
     def __setitem__(self, name: str, command: click.Command) -> None:
@@ -85,6 +86,7 @@ def main() -> None:
 
 
 main.commands = _Commands()
+with_examples(main)
 
 
 def run() -> None:

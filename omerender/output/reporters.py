@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 from urllib.parse import quote
 
 from omerender import codes
+from omerender.constants import PROJECT_URL
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.output.formats import dump_json
 from omerender.output.repo_paths import RepoRoot, is_pseudo, plain
@@ -25,7 +26,7 @@ FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
 REPORT_VERSION: Literal[1] = 1
 TOOL_NAME = "omerender"
-INFORMATION_URI = codes.PROJECT_URL
+INFORMATION_URI = PROJECT_URL
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 FALLBACK_CODE = codes.FALLBACK

@@ -1,4 +1,7 @@
-"""The README's `tree` output and Mermaid block are what omerender prints for fixtures/llama-demo."""
+"""The forest page's `tree` output and Mermaid block are what omerender prints for fixtures/llama-demo.
+
+(The README's examples moved to docs/; tests/docs/test_console_examples.py runs every console transcript.)
+"""
 
 from __future__ import annotations
 
@@ -7,17 +10,17 @@ import shutil
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-README = (REPO / "README.md").read_text(encoding="utf-8")
+PAGE = (REPO / "docs" / "forest.md").read_text(encoding="utf-8")
 
 
 def test_readme_tree_is_real(run_cli):
-    shown = re.search(r"```console\n\$ omerender tree fixtures/llama-demo\n(.*?)```", README, re.S)
+    shown = re.search(r"```console\n\$ omerender tree fixtures/llama-demo\n(.*?)```", PAGE, re.S)
     assert shown is not None
     assert run_cli("tree", str(REPO / "fixtures" / "llama-demo")).stdout == shown.group(1)
 
 
 def test_readme_mermaid_block_is_real(run_cli, tmp_path):
-    [shown] = re.findall(r"```mermaid\n.*?```\n", README, re.S)
+    [shown] = re.findall(r"```mermaid\n.*?```\n", PAGE, re.S)
     old, new = tmp_path / "old", tmp_path / "new"
     shutil.copytree(REPO / "fixtures" / "llama-demo", old)
     shutil.copytree(old, new)
