@@ -165,7 +165,7 @@ SETTINGS: tuple[Spec, ...] = (
     Spec(
         stem="validate",
         kind=Kind.CHOICE,
-        default="strict",
+        default=ValidationMode.STRICT.value,
         help="Field validation of OME inputs, as kubectl's: unknown fields are "
         "errors (strict), warnings (warn) or dropped silently (ignore).",
         choices=VALIDATE_MODES,
@@ -352,7 +352,7 @@ class Settings:
     model_metadata: str | None = None
     controller_config: str | None = None
     lock_file: str | None = None
-    validate: str = "strict"
+    validate: ValidationMode = ValidationMode.STRICT  # whichever route gave it as text
     kube_version: str | None = DEFAULT_KUBE_VERSION
     emit: tuple[str, ...] = ("rendered",)
     max_errors: int | None = None
@@ -376,6 +376,10 @@ class Settings:
     paths: tuple[str, ...] = ()  # the KRM function's ``paths``: inputs read from disk as well as its items
     config: str | None = None  # the settings file read, if any
     origins: Mapping[str, Origin] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        """The values the core takes as an enum become it here, whichever route gave them (click gives text)."""
+        object.__setattr__(self, "validate", ValidationMode(self.validate))
 
     def origin(self, stem: str) -> Origin:
         return self.origins.get(stem, Origin.DEFAULT)

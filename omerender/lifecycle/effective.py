@@ -7,14 +7,15 @@ from typing import Any
 
 from omerender.constants import SyncMode
 from omerender.lifecycle.diff import effective_tree
-from omerender.lifecycle.settle import Effective
+from omerender.lifecycle.settle import Effective, RendersFrom, SelectedBy
 from omerender.resolve import origin
 
 API_VERSION = "omerender.io/v1alpha1"
+FOLLOWS_LIVE, PINNED = "follows-live", "pinned"  # the modes shown: autoSync true, or pinned either way
 
 
 def _mode(record: Effective) -> str:
-    return "follows-live" if record.sync == SyncMode.LIVE else "pinned"
+    return FOLLOWS_LIVE if record.sync == SyncMode.LIVE else PINNED
 
 
 def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[str, Any]]:
@@ -48,7 +49,7 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     isvc = record.isvc
     found = isvc.spec.get("runtime")
     ref: dict[str, Any] = found if isinstance(found, dict) else {}
-    runtime: dict[str, Any] = {"selection": record.selection}
+    runtime: dict[str, Any] = {"selection": record.selection.value}
     if record.runtime is not None:
         runtime.update({"kind": record.runtime.kind, "name": record.runtime.name})
         if record.runtime.namespace:
@@ -70,7 +71,7 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
         "mode": _mode(record),
         "autoSync": ref.get("autoSync") is not False,
         "pinnedRevision": pinned,
-        "source": record.source,
+        "source": record.source.value,
         "drifted": drifted,
         "chainResolved": bool(live is not None and live.ok),
         "conditions": [condition],
@@ -102,7 +103,7 @@ def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None
     runtime = desc["runtime"]
     kind = runtime.get("kind", "runtime")
     name = "/".join(p for p in (runtime.get("namespace"), runtime.get("name", "<none>")) if p)
-    if desc["mode"] == "follows-live":
+    if desc["mode"] == FOLLOWS_LIVE:
         sync = "follows the live runtime (autoSync: true)"
     elif desc["pinnedRevision"]:
         sync = f"pinned to revision {desc['pinnedRevision']} (spec.runtime.revision)"
@@ -116,14 +117,14 @@ def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None
     )
     if desc["revision"]:
         revision = desc["revision"] + {
-            "last-good": " (last good, from the lock)",
-            "lock": " (the locked snapshot)",
+            RendersFrom.LAST_GOOD: " (last good, from the lock)",
+            RendersFrom.LOCK: " (the locked snapshot)",
         }.get(desc["source"], "")
     else:
         revision = "<none>: nothing renders"
     rows = [
         ("InferenceService", f"{desc['metadata']['namespace']}/{desc['metadata']['name']}"),
-        ("Runtime", f"{kind} {name} ({'named' if runtime['selection'] == 'named' else 'chosen by OME'})"),
+        ("Runtime", f"{kind} {name} ({'named' if runtime['selection'] == SelectedBy.NAME else 'chosen by OME'})"),
         ("Revision", revision),
         ("Locked revision", str(desc["lockedRevision"] or "<not locked>")),
         ("Live revision", str(desc["liveRevision"] or "<chain broken>")),

@@ -8,6 +8,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from omerender.constants import STDIN
 from omerender.errors import UsageError
 from omerender.paths import inside
 
@@ -39,7 +40,7 @@ def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
 
     A path that does not exist at ``ref`` becomes an empty directory (a tree added since then).
     """
-    local = [p for p in paths if p != "-"]
+    local = [p for p in paths if p != STDIN]
     if not local:
         raise GitError("--against needs paths inside a git work tree, not stdin")
     first = Path(local[0]).resolve()

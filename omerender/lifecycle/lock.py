@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from omerender import codes
-from omerender.constants import SyncMode
+from omerender.constants import STDIN, SyncMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
@@ -74,7 +74,7 @@ class Pin:
     runtime: str
     revision: str
     chain: tuple[str, ...]
-    sync: str
+    sync: SyncMode
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def default_path(paths: list[str]) -> str:
     one folder its own lock. Standard input is not a folder."""
     folders = []
     for given in paths:
-        if given == "-":
+        if given == STDIN:
             continue
         folders.append(os.path.normpath(given if os.path.isdir(given) else os.path.dirname(given) or "."))
     if not folders:
@@ -291,10 +291,9 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
                 f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it "
                 "if it follows its live runtime",
             )
-        sync = str(entry.get("sync", "live"))
-        lock.isvcs[key] = Pin(
-            str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), sync if sync in SYNC_MODES else "live"
-        )
+        sync = str(entry.get("sync", ""))
+        mode = SyncMode(sync) if sync in SYNC_MODES else SyncMode.LIVE
+        lock.isvcs[key] = Pin(str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), mode)
     runtimes = data.get("runtimes")
     for key, entry in (runtimes if isinstance(runtimes, dict) else {}).items():
         if isinstance(entry, dict):
@@ -338,7 +337,7 @@ def to_data(lock: Lock) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "kind": KIND,
         "inferenceServices": {
-            k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync}
+            k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync.value}
             for k, p in sorted(lock.isvcs.items())
         },
         "runtimes": {k: {"chain": list(r.chain), "revision": r.revision} for k, r in sorted(lock.runtimes.items())},
