@@ -28,9 +28,10 @@ from omerender.constants import (
 from omerender.errors import UsageError
 from omerender.names import DNS_LABEL_MAX, DNS_LABEL_PATTERN, clip, is_dns_label
 
-EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # = output.emit.KINDS, kept here for --help
+RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
+EMIT_KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)  # --emit: what a build prints (output.emit)
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
-REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS
+REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # --report-format (output.reporters)
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
 SETTINGS_FILE = ".omerender.yaml"
@@ -185,7 +186,7 @@ SETTINGS: tuple[Spec, ...] = (
     Spec(
         stem="emit",
         kind=Kind.CHOICES,
-        default=("rendered",),
+        default=(RENDERED,),
         help="What to print (repeatable): rendered objects, flattened runtimes, "
         "passthrough (non-OME) objects, inputs (OME objects as given).",
         choices=EMIT_KINDS,
@@ -354,7 +355,7 @@ class Settings:
     lock_file: str | None = None
     validate: ValidationMode = ValidationMode.STRICT  # whichever route gave it as text
     kube_version: str | None = DEFAULT_KUBE_VERSION
-    emit: tuple[str, ...] = ("rendered",)
+    emit: tuple[str, ...] = (RENDERED,)
     max_errors: int | None = None
     fail_empty_input: bool = False
     fail_on_warning: bool = False
