@@ -27,11 +27,11 @@ from omerender.load.bounded import Budget, ReadProblem, read_bytes
 from omerender.load.obj import Obj
 from omerender.load.reader import PARSE_LEAST_BYTES, ParseMany, load, parse_all
 from omerender.load.source import Source
-from omerender.load.yamlio import dump_stream
 from omerender.output.emit import only_searched
 from omerender.pipeline import build_objects, parse_many
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
+from omerender.yamlwrite import dump_stream
 
 HEADER = "Written by `omerender factor`: what the runtimes inheriting from this profile share."
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import json
 import os
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from omerender import codes
+from omerender import codes, roundtrip
 from omerender.constants import STDIN, SyncMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
@@ -363,27 +362,9 @@ def _sync_into(old: Any, new: Any) -> Any:
 
 
 def dump(lock: Lock, previous_text: str | None = None) -> str:
-    import yaml
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.representer import RoundTripRepresenter
 
-    resolver = yaml.resolver.Resolver()
-
-    class Representer(RoundTripRepresenter):
-        """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
-
-    def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        tag = resolver.resolve(yaml.ScalarNode, data, (True, False))  # type: ignore[no-untyped-call]
-        if data and tag != "tag:yaml.org,2002:str":
-            return rep.represent_scalar("tag:yaml.org,2002:str", data, style="'")
-        return rep.represent_str(data)
-
-    Representer.add_representer(str, represent_str)
-    rt = YAML()
-    rt.Representer = Representer
-    rt.width = 4096
-    rt.indent(mapping=2, sequence=4, offset=2)
+    rt = roundtrip.round_trip()
     data = to_data(lock)
     root: Any = None
     if previous_text:
@@ -396,9 +377,7 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
     else:
         root = CommentedMap(data)
         root.yaml_set_start_comment(HEADER)
-    out = io.StringIO()
-    rt.dump(root, out)
-    return out.getvalue()
+    return roundtrip.dump(rt, root)
 
 
 def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[str, list[str]]:

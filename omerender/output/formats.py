@@ -47,7 +47,7 @@ def _names(objects: list[Any]) -> str:
 
 
 def _build_yaml(objects: list[Any]) -> str:
-    from omerender.load.yamlio import dump_stream
+    from omerender.yamlwrite import dump_stream
 
     return dump_stream(objects)
 
@@ -141,7 +141,7 @@ def _status_table(view: StatusView) -> str:
 
 
 def _status_yaml(view: StatusView) -> str:
-    from omerender.load.yamlio import dump_one
+    from omerender.yamlwrite import dump_one
 
     return dump_one(view.listing)
 
@@ -166,7 +166,7 @@ def _effective_table(record: Effective, show_origin: bool) -> str:
 
 def _effective_yaml(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe
-    from omerender.load.yamlio import dump_one
+    from omerender.yamlwrite import dump_one
 
     return dump_one(describe(record, True, show_origin))
 
