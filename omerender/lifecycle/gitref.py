@@ -10,7 +10,7 @@ from pathlib import Path
 
 from omerender.constants import STDIN
 from omerender.errors import UsageError
-from omerender.paths import inside
+from omerender.paths import resolves_within
 
 
 class GitError(UsageError):
@@ -48,7 +48,7 @@ def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
     commit = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     out: list[str] = []
     for given in local:
-        if not inside(given, top):
+        if not resolves_within(given, top):
             raise GitError(f"{given} is outside the git work tree {top}")
         rel = os.path.relpath(Path(given).resolve(), top)
         target = Path(dest) / rel

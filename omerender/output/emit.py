@@ -113,11 +113,11 @@ def under(roots: list[str]) -> Callable[[Obj], bool]:
         return lambda obj: False  # no roots: no realpath (a few lstat calls) for each object
     real = [os.path.realpath(r) for r in roots]
 
-    def inside(obj: Obj) -> bool:
+    def read_under(obj: Obj) -> bool:
         where = os.path.realpath(obj.path)
         return any(is_within(where, r) for r in real)
 
-    return inside
+    return read_under
 
 
 def only_searched(search_paths: list[str], paths: list[str]) -> Callable[[Obj], bool]:
