@@ -564,15 +564,6 @@ def from_env(env: Mapping[str, str]) -> Layer:
     return Layer(Origin.ENV, found)
 
 
-def stems_problem(given: Iterable[str], route: Route, aliases: Iterable[str] = ()) -> str | None:
-    """Which of ``given`` the route does not know, with the list it does, or None."""
-    known = {s.stem for s in for_route(route)} | set(aliases)
-    unknown = sorted(set(given) - known)
-    if not unknown:
-        return None
-    return f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
-
-
 def _listed(item: dict[str, Any]) -> str:
     """A pattern of the comma-separated string a list setting may be given as, its items ``item`` (an enum)."""
     one = "(?:" + "|".join(re.escape(choice) for choice in item["enum"]) + ")"
