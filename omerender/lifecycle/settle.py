@@ -38,6 +38,7 @@ from omerender.lifecycle.lock import (
 )
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
+from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import RESOLVED, Chain, chain_problem
 from omerender.selection.lookup import Lookup
@@ -395,5 +396,5 @@ def _stand_in(isvc: Obj, snapshot: Revision) -> Obj:
     """A runtime object rebuilt from the lock, for a runtime that no longer exists."""
     kind, *rest = snapshot.runtime.split("/")
     meta = {"name": rest[-1], **({"namespace": rest[0]} if len(rest) > 1 else {})}
-    body = {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": snapshot.spec}
+    body = {"apiVersion": OME_API_VERSION, "kind": kind, "metadata": meta, "spec": snapshot.spec}
     return Obj(isvc.path, 0, body, None, rest[0] if len(rest) > 1 else "")

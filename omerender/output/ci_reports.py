@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from omerender.diagnostics import ERROR, Diagnostic, Severity
+from omerender.ome import CLUSTER_SERVING_RUNTIME
 from omerender.output.formats import dump_json
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def subjects_of(result: BuildResult) -> list[Subject]:
     objects = [*result.universe.all_runtimes(), *result.universe.isvcs.values()]
     out = []
     for obj in objects:
-        name = f"{obj.namespace}/{obj.name}" if obj.namespace and obj.kind != "ClusterServingRuntime" else obj.name
+        name = f"{obj.namespace}/{obj.name}" if obj.namespace and obj.kind != CLUSTER_SERVING_RUNTIME else obj.name
         line = obj.at()[0] if obj.source is not None else 1
         out.append(Subject(obj.kind, name, obj.path, line))
     return out
