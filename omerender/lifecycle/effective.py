@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.constants import SyncMode
+from omerender.constants import TOOL_API_VERSION, SyncMode
 from omerender.lifecycle.diff import effective_tree
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 
-API_VERSION = "omerender.io/v1alpha1"
 FOLLOWS_LIVE, PINNED = "follows-live", "pinned"  # the modes shown: autoSync true, or pinned either way
 
 
@@ -60,7 +59,7 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     pinned = str(ref["revision"]) if ref.get("revision") else None
     drifted, condition = _drift(record, pinned or locked)
     out: dict[str, Any] = {
-        "apiVersion": API_VERSION,
+        "apiVersion": TOOL_API_VERSION,
         "kind": "EffectiveRuntime",
         "metadata": {"name": isvc.name, "namespace": isvc.namespace},
         "runtime": runtime,

@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from omerender import codes, roundtrip
-from omerender.constants import STDIN, SyncMode
+from omerender.constants import STDIN, TOOL_API_VERSION, SyncMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
@@ -41,7 +41,6 @@ from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
-API_VERSION = "omerender.io/v1alpha1"
 KIND = "RuntimeLock"
 HEADER = (
     "omerender.lock: the runtime revision every InferenceService renders from. Written by `omerender lock`;\n"
@@ -233,8 +232,8 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
         return None, [problem(f"lock file is not valid YAML: {' '.join(str(exc).split())}", at=at)]
     if data is None:
         return Lock(path), []
-    if not isinstance(data, dict) or data.get("kind") != KIND or data.get("apiVersion") != API_VERSION:
-        return None, [problem(f"not an omerender lock file (want apiVersion {API_VERSION}, kind {KIND})")]
+    if not isinstance(data, dict) or data.get("kind") != KIND or data.get("apiVersion") != TOOL_API_VERSION:
+        return None, [problem(f"not an omerender lock file (want apiVersion {TOOL_API_VERSION}, kind {KIND})")]
     lock, problems = Lock(path), []
     lock.locate = locate
 
@@ -333,7 +332,7 @@ def to_data(lock: Lock) -> dict[str, Any]:
         return value
 
     return {
-        "apiVersion": API_VERSION,
+        "apiVersion": TOOL_API_VERSION,
         "kind": KIND,
         "inferenceServices": {
             k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync.value}
