@@ -17,6 +17,7 @@ KUBE_VERSION_PATTERN = (  # --kube-version's forms, group 1 the minor release; E
     r"(?:\.[0-9]{1,6})?"  # patch
     r"(?:[-+][0-9A-Za-z][0-9A-Za-z.+_-]{0,99})?)\s*$"  # +k3s1, -eks-abc, -gke.100
 )
+TOOL_API_VERSION = "omerender.io/v1alpha1"  # of what omerender writes: the lock file, EffectiveRuntime, the graph
 STDIN = "-"  # the input path that means standard input
 YAML_SUFFIXES = (".yaml", ".yml")  # what a folder's files must end with to be read
 PROJECT_URL = "https://github.com/omerender/omerender"  # = pyproject.toml's [project.urls] Homepage

@@ -11,15 +11,16 @@ import os
 
 
 def is_within(path: str, root: str) -> bool:
-    """Whether ``path`` is ``root`` or lies below it; both already resolved (absolute, normalised)."""
+    """Whether ``path`` is ``root`` or lies below it; both already resolved (absolute, normalised; else
+    ``resolves_within``)."""
     if path == root:
         return True
     top = root.rstrip(os.sep) + os.sep  # "/" stays "/"; "/in/" and "/in" mean the same folder
     return path.startswith(top)
 
 
-def inside(path: str, root: str) -> bool:
-    """Whether ``path`` is ``root`` or lies below it, with every symlink of both resolved."""
+def resolves_within(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies below it, with every symlink of both resolved first."""
     return is_within(os.path.realpath(path), os.path.realpath(root))
 
 

@@ -28,9 +28,10 @@ from omerender.constants import (
 from omerender.errors import UsageError
 from omerender.names import DNS_LABEL_MAX, DNS_LABEL_PATTERN, clip, is_dns_label
 
-EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # = output.emit.KINDS, kept here for --help
+RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
+EMIT_KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)  # --emit: what a build prints (output.emit)
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
-REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS
+REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # --report-format (output.reporters)
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
 SETTINGS_FILE = ".omerender.yaml"
@@ -165,7 +166,7 @@ SETTINGS: tuple[Spec, ...] = (
     Spec(
         stem="validate",
         kind=Kind.CHOICE,
-        default="strict",
+        default=ValidationMode.STRICT.value,
         help="Field validation of OME inputs, as kubectl's: unknown fields are "
         "errors (strict), warnings (warn) or dropped silently (ignore).",
         choices=VALIDATE_MODES,
@@ -185,7 +186,7 @@ SETTINGS: tuple[Spec, ...] = (
     Spec(
         stem="emit",
         kind=Kind.CHOICES,
-        default=("rendered",),
+        default=(RENDERED,),
         help="What to print (repeatable): rendered objects, flattened runtimes, "
         "passthrough (non-OME) objects, inputs (OME objects as given).",
         choices=EMIT_KINDS,
@@ -352,9 +353,9 @@ class Settings:
     model_metadata: str | None = None
     controller_config: str | None = None
     lock_file: str | None = None
-    validate: str = "strict"
+    validate: ValidationMode = ValidationMode.STRICT  # whichever route gave it as text
     kube_version: str | None = DEFAULT_KUBE_VERSION
-    emit: tuple[str, ...] = ("rendered",)
+    emit: tuple[str, ...] = (RENDERED,)
     max_errors: int | None = None
     fail_empty_input: bool = False
     fail_on_warning: bool = False
@@ -376,6 +377,10 @@ class Settings:
     paths: tuple[str, ...] = ()  # the KRM function's ``paths``: inputs read from disk as well as its items
     config: str | None = None  # the settings file read, if any
     origins: Mapping[str, Origin] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        """The values the core takes as an enum become it here, whichever route gave them (click gives text)."""
+        object.__setattr__(self, "validate", ValidationMode(self.validate))
 
     def origin(self, stem: str) -> Origin:
         return self.origins.get(stem, Origin.DEFAULT)
@@ -557,15 +562,6 @@ def from_env(env: Mapping[str, str]) -> Layer:
     """The ``OMERENDER_*`` variables of the settings that take them (the file's route); others are ignored."""
     found = {s.stem: coerce(s, env[s.env_name], s.env_name) for s in for_route(Route.FILE) if s.env_name in env}
     return Layer(Origin.ENV, found)
-
-
-def stems_problem(given: Iterable[str], route: Route, aliases: Iterable[str] = ()) -> str | None:
-    """Which of ``given`` the route does not know, with the list it does, or None."""
-    known = {s.stem for s in for_route(route)} | set(aliases)
-    unknown = sorted(set(given) - known)
-    if not unknown:
-        return None
-    return f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
 
 
 def _listed(item: dict[str, Any]) -> str:

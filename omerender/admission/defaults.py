@@ -11,7 +11,7 @@ from omerender.admission import predictor
 from omerender.data import copy
 from omerender.diagnostics import ERROR, WARNING, Diagnostic
 from omerender.load.obj import Obj
-from omerender.ome import DEPLOYMENT_MODE, REPLICA_DEFAULTS
+from omerender.ome import CLUSTER_BASE_MODEL, CLUSTER_SERVING_RUNTIME, DEPLOYMENT_MODE, REPLICA_DEFAULTS
 
 ISVC_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _CONTAINER_LISTS = ("containers", "initContainers")
@@ -92,11 +92,11 @@ def isvc_defaults(
     _default_pod_ports(spec.get("engine"))
     model = spec.get("model")
     if isinstance(model, dict):
-        model.setdefault("kind", "ClusterBaseModel")
+        model.setdefault("kind", CLUSTER_BASE_MODEL)
         model.setdefault("apiGroup", "ome.io")
     runtime = spec.get("runtime")
     if isinstance(runtime, dict):
-        runtime.setdefault("kind", "ClusterServingRuntime")
+        runtime.setdefault("kind", CLUSTER_SERVING_RUNTIME)
         runtime.setdefault("apiGroup", "ome.io")
     for component, (low, high) in REPLICA_DEFAULTS.items():
         part = spec.get(component)

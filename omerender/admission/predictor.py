@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from omerender.data import copy
+from omerender.ome import CLUSTER_SERVING_RUNTIME
 
 DEPRECATION = "ome.io/deprecation-warning"
 DEPRECATION_TEXT = (
@@ -104,5 +105,5 @@ def migrate(body: dict[str, Any], model_kind: Callable[[str], str | None]) -> st
             ref["fineTunedWeights"] = copy(model["fineTunedWeights"])
         spec["model"] = ref
     if spec.get("runtime") is None and model.get("runtime") is not None:
-        spec["runtime"] = {"name": str(model["runtime"]), "kind": "ClusterServingRuntime"}
+        spec["runtime"] = {"name": str(model["runtime"]), "kind": CLUSTER_SERVING_RUNTIME}
     return None

@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING, Any, cast
 from omerender.admission import quick
 from omerender.data import copy, drop_nulls
 from omerender.diagnostics import field_path
+from omerender.ome import KINDS
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
-
-KINDS = frozenset({"InferenceService", "ServingRuntime", "ClusterServingRuntime", "BaseModel", "ClusterBaseModel"})
 
 PathKey = str | int
 

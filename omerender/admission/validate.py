@@ -34,11 +34,11 @@ from omerender.names import (
     is_dns_subdomain,
     qualified_name_problem,
 )
+from omerender.ome import INFERENCE_SERVICE
 
 UNKNOWN_FIELD = codes.UNKNOWN_FIELD
 SCHEMA = codes.SCHEMA
 INVALID_NAME = codes.INVALID_NAME
-ISVC = "InferenceService"  # its name rule (DNS-1035) is admission's to check
 
 
 @dataclasses.dataclass
@@ -94,7 +94,8 @@ def name_problems(obj: Obj) -> list[Diagnostic]:
         return []
     problems = []
     name = meta.get("name")
-    if obj.kind != ISVC and isinstance(name, str) and name and not is_dns_subdomain(name):
+    # An InferenceService's name has its own rule (DNS-1035), the webhook's: admission.defaults checks it.
+    if obj.kind != INFERENCE_SERVICE and isinstance(name, str) and name and not is_dns_subdomain(name):
         message = f'{obj.kind} {clip(name)}: metadata.name: Invalid value: "{clip(name)}": {SUBDOMAIN_RULE}'
         problems.append(obj.diag(ERROR, message, "metadata", "name", code=INVALID_NAME))
     namespace = meta.get("namespace")

@@ -37,10 +37,10 @@ def _refuse_overlaps(paths: tuple[str, ...], settings: Settings) -> None:
 
 def _write_status(result: BuildResult, path: str) -> None:
     from omerender.lifecycle.lock import last_chains
-    from omerender.load.yamlio import dump_one
     from omerender.output.formats import dump_json
     from omerender.output.writer import write_file
     from omerender.resolve.status import status_list
+    from omerender.yamlwrite import dump_one
 
     lock = result.lifecycle.lock
     universe, chains = result.universe, result.chains

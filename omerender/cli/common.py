@@ -474,15 +474,6 @@ def folder_callback(ctx: click.Context, param: click.Parameter, value: str | Non
     return value
 
 
-output_dir_option = click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False),
-    callback=folder_callback,
-    metavar="DIR",
-    help="Write one YAML file per object into DIR (written atomically) instead of printing to stdout.",
-)
-
-
 def command_line(ctx: click.Context, drop: tuple[str, ...] = ()) -> str:
     """The command as it was typed (``omerender`` and its arguments), shell-quoted, without ``drop`` flags."""
     import shlex

@@ -69,7 +69,7 @@ def krm(config: str | None) -> None:
     from omerender.gitops.confine import confine, root_of
     from omerender.gitops.krm import ItemsUnreadable, KrmError, defaults, layer, process, read_resource_list
     from omerender.load.bounded import Budget
-    from omerender.load.yamlio import dump_one, dump_stream
+    from omerender.yamlwrite import dump_one, dump_stream
 
     budget = Budget()
     try:

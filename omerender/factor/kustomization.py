@@ -20,10 +20,11 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.factor.edit import newline_of
-from omerender.factor.rewrite import BOM, dump, round_tripper
+from omerender.factor.rewrite import BOM, round_tripper
 from omerender.load.kustomize import READ_KEYS, leaving_out
 from omerender.names import clip
 from omerender.paths import holder
+from omerender.roundtrip import dump
 
 ADVICE = "pass --profiles-dir a folder that is read without a kustomization (a PATH or --search-path)"
 

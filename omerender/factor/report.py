@@ -7,11 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from omerender.output.formats import dump_json
-
-
-def _columns(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "".join("   ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() + "\n" for r in rows)
+from omerender.output.table import columns
 
 
 def _percent(after: int, before: int) -> str:
@@ -33,18 +29,18 @@ def table(report: dict[str, Any]) -> str:
                     str(p["linesAfter"]),
                 ]
             )
-        out.append(_columns(rows))
+        out.append(columns(rows))
         out.append(
             "".join(
                 f"{p['name']}: {' '.join(m.rsplit('/', 1)[-1] for m in p['members'])}\n" for p in report["profiles"]
             )
         )
     if report["flat"]:
-        out.append(_columns([["LEFT FLAT", "REASON"]] + [[f["runtime"], f["reason"]] for f in report["flat"]]))
+        out.append(columns([["LEFT FLAT", "REASON"]] + [[f["runtime"], f["reason"]] for f in report["flat"]]))
     if report.get("autoSelection"):
         rows = [["RELIES ON AUTO-SELECTION", "SELECTED RUNTIME"]]
         rows += [[r["inferenceService"], r["runtime"]] for r in report["autoSelection"]]
-        out.append(_columns(rows))
+        out.append(columns(rows))
     t = report["totals"]
     out.append(
         f"{t['children']} of {t['runtimes']} runtimes become children of {t['profiles']} "

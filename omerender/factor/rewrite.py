@@ -9,15 +9,18 @@ from the document itself: the style that reproduces the untouched document best 
 
 from __future__ import annotations
 
-import io
 import itertools
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omerender.factor.edit import Comments, FieldPath, Lines, apply, edit_document, newline_of
 from omerender.factor.plan import Profile
 from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RUNTIME_PROFILE
 from omerender.resolve.merge import MERGE_KEYS
+from omerender.roundtrip import dump, round_trip
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
 
 INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4))
 BOM = "\ufeff"
@@ -27,39 +30,17 @@ class RewriteError(Exception):
     """A document factor cannot rewrite as planned (a bug in factor: the plan came from it)."""
 
 
-def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> Any:
-    import yaml
-    from ruamel.yaml import YAML
-    from ruamel.yaml.representer import RoundTripRepresenter
-
-    resolver = yaml.resolver.Resolver()
-
-    class Representer(RoundTripRepresenter):
-        """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
-
-    def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        if data and (
-            resolver.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str"  # type: ignore[no-untyped-call]
-            or (quote_versions and _VERSION.fullmatch(data))
-        ):
-            return rep.represent_scalar("tag:yaml.org,2002:str", data, style='"')
-        return rep.represent_str(data)
-
-    Representer.add_representer(str, represent_str)
-    rt = YAML()
-    rt.Representer = Representer
-    rt.preserve_quotes = True
-    rt.width = 4096
-    rt.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
-    return rt
+def _yaml(indent: tuple[int, int, int], quote_versions: bool = False) -> YAML:
+    """factor's round trip: the quotes the author wrote kept, the ones it adds double, as in Kubernetes' docs."""
+    return round_trip(indent, quote='"', preserve_quotes=True, also_quote=_VERSION if quote_versions else None)
 
 
-def round_tripper(text: str) -> Any:
+def round_tripper(text: str) -> YAML:
     """A ruamel.yaml round trip for factor's other in-place edits: the indentation that writes ``text`` back
     unchanged (its own, as ``_indent`` reads it, else one of ``INDENTS``), or the one that changes fewest lines."""
     from ruamel.yaml.error import YAMLError
 
-    best: tuple[int, Any] | None = None
+    best: tuple[int, YAML] | None = None
     for indent in dict.fromkeys((_indent(text), *INDENTS)):
         rt = _yaml(indent)
         try:
@@ -73,12 +54,6 @@ def round_tripper(text: str) -> Any:
             best = (changed, rt)
     assert best is not None
     return best[1]
-
-
-def dump(rt: Any, data: Any) -> str:
-    out = io.StringIO()
-    rt.dump(data, out)
-    return str(out.getvalue())
 
 
 def _prune(node: Any, want: Any, field: str = "") -> None:

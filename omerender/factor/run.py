@@ -22,15 +22,16 @@ from omerender.factor.kustomization import list_profiles
 from omerender.factor.plan import Plan, plan, reuse_existing, without_auto_select
 from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
 from omerender.lifecycle.lock import revision_of
+from omerender.lifecycle.settle import SelectedBy
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
 from omerender.load.obj import Obj
 from omerender.load.reader import PARSE_LEAST_BYTES, ParseMany, load, parse_all
 from omerender.load.source import Source
-from omerender.load.yamlio import dump_stream
 from omerender.output.emit import only_searched
 from omerender.pipeline import build_objects, parse_many
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
+from omerender.yamlwrite import dump_stream
 
 HEADER = "Written by `omerender factor`: what the runtimes inheriting from this profile share."
 
@@ -223,7 +224,7 @@ def _relying_on_selection(result: BuildResult) -> list[tuple[Obj, str]]:
     return [
         (record.isvc, runtime_key(record.runtime))
         for _, record in sorted(records.items())
-        if record.selection == "chosen" and record.runtime is not None
+        if record.selection == SelectedBy.OME and record.runtime is not None
     ]
 
 

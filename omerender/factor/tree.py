@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from omerender.output import folder
-from omerender.output.paths import inside
+from omerender.output.paths import lands_inside
 from omerender.paths import is_within
 
 MAX_FILES = 100_000
@@ -95,7 +95,7 @@ def write_tree(directory: str, files: dict[str, bytes]) -> None:
     with folder.replacing(directory) as place:
         _legacy_recover(target, target.parent if str(target.parent) else Path())
         for rel, data in sorted(files.items()):
-            if not inside(str(place.stage), rel):
+            if not lands_inside(str(place.stage), rel):
                 raise TreeError(f"refusing to write {rel}: it would land outside {directory}")
             out = place.stage / rel
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from omerender.constants import TOOL_API_VERSION
 from omerender.forest.model import COUNT, ISVC, MISSING, MORE, Forest, Node
 from omerender.names import clip
 from omerender.resolve.inherit import RESOLVED
 
-API_VERSION = "omerender.io/v1alpha1"
 KIND = "RuntimeForest"
 DASHED = {"disabled", "missing", "drifting"}
 SAFE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ._/:,-")
@@ -183,7 +183,7 @@ def as_data(forest: Forest) -> dict[str, Any]:
         {"parent": e.parent, "child": e.child, "type": e.type, "reason": e.reason, "selected": e.selected}
         for e in forest.links
     ]
-    return {"apiVersion": API_VERSION, "kind": KIND, "roots": list(forest.roots), "nodes": nodes, "edges": edges}
+    return {"apiVersion": TOOL_API_VERSION, "kind": KIND, "roots": list(forest.roots), "nodes": nodes, "edges": edges}
 
 
 def as_json(forest: Forest) -> str:

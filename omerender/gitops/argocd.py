@@ -15,10 +15,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from omerender.load import jsondepth
-from omerender.output.emit import INPUTS, PASSTHROUGH, kinds_problem
-from omerender.settings import BY_STEM, Kind, Layer, Origin, Route, Settings, SettingsError, coerce, for_route
+from omerender.output.emit import kinds_problem
+from omerender.settings import (
+    ARGOCD_ENV_PREFIX,
+    BY_STEM,
+    INPUTS,
+    PASSTHROUGH,
+    Kind,
+    Layer,
+    Origin,
+    Route,
+    Settings,
+    SettingsError,
+    coerce,
+    for_route,
+)
 
-ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
 PARAMETERS = "ARGOCD_APP_PARAMETERS"
 SOURCE_PATH = "ARGOCD_APP_SOURCE_PATH"
 DEFAULT_EMIT = (INPUTS, PASSTHROUGH)
@@ -89,8 +101,8 @@ def layers(env: Mapping[str, str]) -> list[Layer]:
     """The plugin env (``ARGOCD_ENV_OMERENDER_*``), then the parameters; raises SettingsError naming a bad one."""
     from_env: dict[str, Any] = {}
     for key in sorted(env):
-        if key.startswith(ENV_PREFIX):
-            from_env.update(_typed(key[len(ENV_PREFIX) :].lower().replace("_", "-"), "plugin env", env[key]))
+        if key.startswith(ARGOCD_ENV_PREFIX):
+            from_env.update(_typed(key[len(ARGOCD_ENV_PREFIX) :].lower().replace("_", "-"), "plugin env", env[key]))
     given: dict[str, Any] = {}
     if env.get(PARAMETERS, "").strip():
         for name, value in _parameters(env[PARAMETERS]):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from omerender.errors import UsageError
-from omerender.paths import inside, repository_of
+from omerender.paths import repository_of, resolves_within
 from omerender.settings import PATH_KINDS, READS, SETTINGS, Settings
 
 
@@ -32,7 +32,7 @@ def root_of(folder: str, source_path: str) -> str:
 def _stays(root: str, base: str, value: str) -> bool:
     if os.path.isabs(value):
         return False
-    return inside(os.path.normpath(os.path.join(os.path.abspath(base), value)), os.path.abspath(root))
+    return resolves_within(os.path.normpath(os.path.join(os.path.abspath(base), value)), os.path.abspath(root))
 
 
 def confine(settings: Settings, root: str, base: str) -> None:

@@ -29,9 +29,6 @@ from omerender.load.memory import objects_from_documents
 from omerender.load.reader import load, yaml_diagnostic
 from omerender.names import clip
 from omerender.output.emit import (
-    INPUTS,
-    PASSTHROUGH,
-    RENDERED,
     EmitOptions,
     cluster_selects,
     kinds_problem,
@@ -40,7 +37,19 @@ from omerender.output.emit import (
     select,
 )
 from omerender.pipeline import build_objects, options_from, settings_files
-from omerender.settings import Layer, Origin, Route, Settings, SettingsError, coerce, for_route, resolve
+from omerender.settings import (
+    INPUTS,
+    PASSTHROUGH,
+    RENDERED,
+    Layer,
+    Origin,
+    Route,
+    Settings,
+    SettingsError,
+    coerce,
+    for_route,
+    resolve,
+)
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from omerender.constants import SyncMode
+from omerender.constants import TOOL_API_VERSION, SyncMode
 from omerender.lifecycle.diff import effective_tree
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 
-API_VERSION = "omerender.io/v1alpha1"
+FOLLOWS_LIVE, PINNED = "follows-live", "pinned"  # the modes shown: autoSync true, or pinned either way
 
 
 def _mode(record: Effective) -> str:
-    return "follows-live" if record.sync == SyncMode.LIVE else "pinned"
+    return FOLLOWS_LIVE if record.sync == SyncMode.LIVE else PINNED
 
 
 def _drift(record: Effective, pinned_to: str | None) -> tuple[bool | None, dict[str, Any]]:
@@ -48,7 +47,7 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     isvc = record.isvc
     found = isvc.spec.get("runtime")
     ref: dict[str, Any] = found if isinstance(found, dict) else {}
-    runtime: dict[str, Any] = {"selection": record.selection}
+    runtime: dict[str, Any] = {"selection": record.selection.value}
     if record.runtime is not None:
         runtime.update({"kind": record.runtime.kind, "name": record.runtime.name})
         if record.runtime.namespace:
@@ -60,7 +59,7 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     pinned = str(ref["revision"]) if ref.get("revision") else None
     drifted, condition = _drift(record, pinned or locked)
     out: dict[str, Any] = {
-        "apiVersion": API_VERSION,
+        "apiVersion": TOOL_API_VERSION,
         "kind": "EffectiveRuntime",
         "metadata": {"name": isvc.name, "namespace": isvc.namespace},
         "runtime": runtime,
@@ -70,7 +69,7 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
         "mode": _mode(record),
         "autoSync": ref.get("autoSync") is not False,
         "pinnedRevision": pinned,
-        "source": record.source,
+        "source": record.source.value,
         "drifted": drifted,
         "chainResolved": bool(live is not None and live.ok),
         "conditions": [condition],
@@ -85,59 +84,6 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     return out
 
 
-def _value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _short(text: str, width: int = 60) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
 def origin_rows(record: Effective) -> list[tuple[str, Any, str]]:
     """``(path, value, origin)`` for every field of the merged spec with the InferenceService's components laid over."""
     return [(path, value, source) for path, (value, source) in origin.flatten(effective_tree(record)).items()]
-
-
-def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None = None) -> str:
-    runtime = desc["runtime"]
-    kind = runtime.get("kind", "runtime")
-    name = "/".join(p for p in (runtime.get("namespace"), runtime.get("name", "<none>")) if p)
-    if desc["mode"] == "follows-live":
-        sync = "follows the live runtime (autoSync: true)"
-    elif desc["pinnedRevision"]:
-        sync = f"pinned to revision {desc['pinnedRevision']} (spec.runtime.revision)"
-    elif desc["lockedRevision"] is None:  # as build's runtime-not-locked warning says
-        sync = "to be pinned (autoSync: false), not locked yet: renders the live runtime until `omerender lock`"
-    else:
-        sync = "pinned to its locked snapshot (autoSync: false)"
-    condition = next((c for c in desc["conditions"] if c["type"] == "RuntimeDrifted"), {"status": "False"})
-    drift = condition["status"] + (
-        f" ({condition['reason']}: {condition['message']})" if condition.get("reason") else ""
-    )
-    if desc["revision"]:
-        revision = desc["revision"] + {
-            "last-good": " (last good, from the lock)",
-            "lock": " (the locked snapshot)",
-        }.get(desc["source"], "")
-    else:
-        revision = "<none>: nothing renders"
-    rows = [
-        ("InferenceService", f"{desc['metadata']['namespace']}/{desc['metadata']['name']}"),
-        ("Runtime", f"{kind} {name} ({'named' if runtime['selection'] == 'named' else 'chosen by OME'})"),
-        ("Revision", revision),
-        ("Locked revision", str(desc["lockedRevision"] or "<not locked>")),
-        ("Live revision", str(desc["liveRevision"] or "<chain broken>")),
-        ("Sync", sync),
-        ("Drifted", drift),
-    ]
-    if "chain" in desc:
-        rows.append(("Chain", " -> ".join(desc["chain"]) or "<none>"))
-    if "chainError" in desc:
-        rows.append(("Chain error", f"{desc['chainError']['reason']}: {desc['chainError']['message']}"))
-    width = max(len(k) for k, _ in rows)
-    out = "".join(f"{k + ':':<{width + 1}}  {v}\n" for k, v in rows)
-    if rows_of_origin:
-        table = [("FIELD", "VALUE", "ORIGIN"), *((p, _short(_value(v)), o) for p, v, o in rows_of_origin)]
-        widths = [max(len(r[i]) for r in table) for i in range(2)]
-        out += "\n" + "".join(f"{p:<{widths[0]}}  {v:<{widths[1]}}  {o}".rstrip() + "\n" for p, v, o in table)
-    return out

@@ -8,8 +8,9 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from omerender.constants import STDIN
 from omerender.errors import UsageError
-from omerender.paths import inside
+from omerender.paths import resolves_within
 
 
 class GitError(UsageError):
@@ -39,7 +40,7 @@ def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
 
     A path that does not exist at ``ref`` becomes an empty directory (a tree added since then).
     """
-    local = [p for p in paths if p != "-"]
+    local = [p for p in paths if p != STDIN]
     if not local:
         raise GitError("--against needs paths inside a git work tree, not stdin")
     first = Path(local[0]).resolve()
@@ -47,7 +48,7 @@ def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
     commit = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     out: list[str] = []
     for given in local:
-        if not inside(given, top):
+        if not resolves_within(given, top):
             raise GitError(f"{given} is outside the git work tree {top}")
         rel = os.path.relpath(Path(given).resolve(), top)
         target = Path(dest) / rel

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import json
 import os
 from collections.abc import Callable
@@ -32,8 +31,8 @@ from typing import Any
 
 import yaml
 
-from omerender import codes
-from omerender.constants import SyncMode
+from omerender import codes, roundtrip
+from omerender.constants import STDIN, TOOL_API_VERSION, SyncMode
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, json_path
 from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
@@ -42,7 +41,6 @@ from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 
 FILENAME = "omerender.lock"
-API_VERSION = "omerender.io/v1alpha1"
 KIND = "RuntimeLock"
 HEADER = (
     "omerender.lock: the runtime revision every InferenceService renders from. Written by `omerender lock`;\n"
@@ -74,7 +72,7 @@ class Pin:
     runtime: str
     revision: str
     chain: tuple[str, ...]
-    sync: str
+    sync: SyncMode
 
 
 @dataclass(frozen=True)
@@ -106,7 +104,7 @@ def default_path(paths: list[str]) -> str:
     one folder its own lock. Standard input is not a folder."""
     folders = []
     for given in paths:
-        if given == "-":
+        if given == STDIN:
             continue
         folders.append(os.path.normpath(given if os.path.isdir(given) else os.path.dirname(given) or "."))
     if not folders:
@@ -234,8 +232,8 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
         return None, [problem(f"lock file is not valid YAML: {' '.join(str(exc).split())}", at=at)]
     if data is None:
         return Lock(path), []
-    if not isinstance(data, dict) or data.get("kind") != KIND or data.get("apiVersion") != API_VERSION:
-        return None, [problem(f"not an omerender lock file (want apiVersion {API_VERSION}, kind {KIND})")]
+    if not isinstance(data, dict) or data.get("kind") != KIND or data.get("apiVersion") != TOOL_API_VERSION:
+        return None, [problem(f"not an omerender lock file (want apiVersion {TOOL_API_VERSION}, kind {KIND})")]
     lock, problems = Lock(path), []
     lock.locate = locate
 
@@ -291,10 +289,9 @@ def parse(text: str, path: str = FILENAME) -> tuple[Lock | None, list[Diagnostic
                 f"InferenceService {key}: revision {rev} has no snapshot in revisions; `omerender lock` re-records it "
                 "if it follows its live runtime",
             )
-        sync = str(entry.get("sync", "live"))
-        lock.isvcs[key] = Pin(
-            str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), sync if sync in SYNC_MODES else "live"
-        )
+        sync = str(entry.get("sync", ""))
+        mode = SyncMode(sync) if sync in SYNC_MODES else SyncMode.LIVE
+        lock.isvcs[key] = Pin(str(entry.get("runtime", "")), rev, _chain(entry.get("chain")), mode)
     runtimes = data.get("runtimes")
     for key, entry in (runtimes if isinstance(runtimes, dict) else {}).items():
         if isinstance(entry, dict):
@@ -335,10 +332,10 @@ def to_data(lock: Lock) -> dict[str, Any]:
         return value
 
     return {
-        "apiVersion": API_VERSION,
+        "apiVersion": TOOL_API_VERSION,
         "kind": KIND,
         "inferenceServices": {
-            k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync}
+            k: {"runtime": p.runtime, "revision": p.revision, "chain": list(p.chain), "sync": p.sync.value}
             for k, p in sorted(lock.isvcs.items())
         },
         "runtimes": {k: {"chain": list(r.chain), "revision": r.revision} for k, r in sorted(lock.runtimes.items())},
@@ -364,27 +361,9 @@ def _sync_into(old: Any, new: Any) -> Any:
 
 
 def dump(lock: Lock, previous_text: str | None = None) -> str:
-    import yaml
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.representer import RoundTripRepresenter
 
-    resolver = yaml.resolver.Resolver()
-
-    class Representer(RoundTripRepresenter):
-        """Quote strings a YAML 1.1 reader (PyYAML, kubectl) would take for something else."""
-
-    def represent_str(rep: RoundTripRepresenter, data: str) -> Any:
-        tag = resolver.resolve(yaml.ScalarNode, data, (True, False))  # type: ignore[no-untyped-call]
-        if data and tag != "tag:yaml.org,2002:str":
-            return rep.represent_scalar("tag:yaml.org,2002:str", data, style="'")
-        return rep.represent_str(data)
-
-    Representer.add_representer(str, represent_str)
-    rt = YAML()
-    rt.Representer = Representer
-    rt.width = 4096
-    rt.indent(mapping=2, sequence=4, offset=2)
+    rt = roundtrip.round_trip()
     data = to_data(lock)
     root: Any = None
     if previous_text:
@@ -397,9 +376,7 @@ def dump(lock: Lock, previous_text: str | None = None) -> str:
     else:
         root = CommentedMap(data)
         root.yaml_set_start_comment(HEADER)
-    out = io.StringIO()
-    rt.dump(root, out)
-    return out.getvalue()
+    return roundtrip.dump(rt, root)
 
 
 def last_chains(lock: Lock | None, runtimes: list[Obj]) -> dict[str, list[str]]:

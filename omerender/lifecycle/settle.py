@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from omerender import codes
@@ -37,6 +38,7 @@ from omerender.lifecycle.lock import (
 )
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
+from omerender.ome import API_VERSION as OME_API_VERSION
 from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import RESOLVED, Chain, chain_problem
 from omerender.selection.lookup import Lookup
@@ -47,6 +49,22 @@ PIN_ERROR, FETCH_ERROR, VALIDATION_ERROR, DRIFTED = (
     codes.RUNTIME_VALIDATION_ERROR,
     codes.RUNTIME_DRIFTED,
 )
+
+
+class SelectedBy(StrEnum):
+    """How an InferenceService's runtime was found."""
+
+    NAME = "named"  # spec.runtime.name
+    OME = "chosen"  # OME's auto-selection
+
+
+class RendersFrom(StrEnum):
+    """Which merged runtime spec an InferenceService renders from."""
+
+    LIVE = "live"  # the live merged spec
+    LOCK = "lock"  # a pinned snapshot the lock holds
+    LAST_GOOD = "last-good"  # the locked snapshot of a chain that broke (--keep-last-good)
+    NOTHING = "none"  # nothing renders
 
 
 @dataclass(frozen=True)
@@ -63,14 +81,14 @@ class Effective:
 
     isvc: Obj
     runtime: Obj | None
-    selection: str  # "named" (spec.runtime.name) or "chosen" (by OME's auto-selection)
+    selection: SelectedBy
     sync: SyncMode
     live: Chain | None = None
     live_revision: str | None = None
     revision: str | None = None  # what renders
     spec: dict[str, Any] | None = None  # what renders: the merged runtime spec
     chain: tuple[str, ...] = ()
-    source: str = "none"  # "live", "lock" (a pinned snapshot), "last-good" or "none"
+    source: RendersFrom = RendersFrom.NOTHING
     drifted: bool = False
     locked: Pin | None = None
 
@@ -81,7 +99,7 @@ class Effective:
     def pin(self) -> tuple[Pin, Revision] | None:
         if self.revision is None or self.spec is None or self.runtime is None:
             return None
-        return Pin(self.runtime_key, self.revision, self.chain, self.sync.value), Revision(
+        return Pin(self.runtime_key, self.revision, self.chain, self.sync), Revision(
             self.runtime_key, self.chain, self.spec
         )
 
@@ -245,7 +263,7 @@ class Lifecycle:
     ) -> tuple[Obj, Chain] | None:
         found = lookup.found
         key, ref = isvc_key(isvc), _runtime_ref(body)
-        record = Effective(isvc, None, "named" if ref.get("name") else "chosen", sync_mode(body))
+        record = Effective(isvc, None, SelectedBy.NAME if ref.get("name") else SelectedBy.OME, sync_mode(body))
         self.records[key] = record
         if found is not None:
             record.runtime, record.live = found
@@ -286,7 +304,12 @@ class Lifecycle:
                     out.append(self._unusable_pin(record, key, wanted))
                     return None
         if wanted == record.live_revision:
-            record.revision, record.spec, record.chain, record.source = wanted, chain.spec, tuple(chain.names), "live"
+            record.revision, record.spec, record.chain, record.source = (
+                wanted,
+                chain.spec,
+                tuple(chain.names),
+                RendersFrom.LIVE,
+            )
             if locked is not None and locked != wanted and record.sync == SyncMode.LIVE:
                 message = (
                     f"rolls out runtime {runtime.name}: revision {locked} in {self.lock_path}, live merged spec is "
@@ -301,7 +324,7 @@ class Lifecycle:
             wanted,
             snapshot.spec,
             snapshot.chain,
-            "lock",
+            RendersFrom.LOCK,
             True,
         )
         how = "spec.runtime.revision" if record.sync == SyncMode.REVISION else "autoSync: false"
@@ -335,7 +358,12 @@ class Lifecycle:
         assert wanted is not None
         runtime = record.runtime if record.runtime is not None else _stand_in(record.isvc, snapshot)
         record.runtime = runtime
-        record.revision, record.spec, record.chain, record.source = wanted, snapshot.spec, snapshot.chain, "last-good"
+        record.revision, record.spec, record.chain, record.source = (
+            wanted,
+            snapshot.spec,
+            snapshot.chain,
+            RendersFrom.LAST_GOOD,
+        )
         return runtime, Chain(runtime, (runtime,), RESOLVED, "", snapshot.spec)
 
     def without_model(
@@ -368,5 +396,5 @@ def _stand_in(isvc: Obj, snapshot: Revision) -> Obj:
     """A runtime object rebuilt from the lock, for a runtime that no longer exists."""
     kind, *rest = snapshot.runtime.split("/")
     meta = {"name": rest[-1], **({"namespace": rest[0]} if len(rest) > 1 else {})}
-    body = {"apiVersion": "ome.io/v1beta1", "kind": kind, "metadata": meta, "spec": snapshot.spec}
+    body = {"apiVersion": OME_API_VERSION, "kind": kind, "metadata": meta, "spec": snapshot.spec}
     return Obj(isvc.path, 0, body, None, rest[0] if len(rest) > 1 else "")

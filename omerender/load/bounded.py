@@ -33,11 +33,11 @@ _open = os.open  # one name for tests to stand in for a failing open()
 
 
 class ReadProblem(Exception):
-    """A file that cannot or must not be read; ``severity`` is 'error' or 'warning'."""
+    """A file that cannot or must not be read; the reader makes it a diagnostic (its ``code`` says how severe)."""
 
-    def __init__(self, message: str, code: str, severity: str = "error", line: int = 1, col: int = 1) -> None:
+    def __init__(self, message: str, code: str, line: int = 1, col: int = 1) -> None:
         super().__init__(message)
-        self.message, self.code, self.severity, self.line, self.col = message, code, severity, line, col
+        self.message, self.code, self.line, self.col = message, code, line, col
 
 
 @dataclass

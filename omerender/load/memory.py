@@ -15,7 +15,8 @@ from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.load.reader import to_object
 from omerender.load.source import Source
-from omerender.load.yamlio import dump_one, parse_documents
+from omerender.load.yamlio import parse_documents
+from omerender.yamlwrite import dump_one
 
 
 def objects_from_documents(

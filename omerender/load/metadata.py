@@ -48,7 +48,7 @@ from omerender.load.bounded import Budget, ReadProblem, read_text
 from omerender.load.obj import Obj
 from omerender.load.yamlio import ParsedDocument, parse_documents, position, positions
 from omerender.names import clip
-from omerender.ome import MODEL_KINDS
+from omerender.ome import BASE_MODEL, MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 CONFIGURATION = "modelConfiguration"
@@ -196,7 +196,7 @@ def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -
     for obj in objects:
         if not obj.is_ome or obj.kind not in MODEL_KINDS:
             continue
-        keys = [f"{obj.namespace}/{obj.name}", obj.name] if obj.kind == "BaseModel" else [obj.name]
+        keys = [f"{obj.namespace}/{obj.name}", obj.name] if obj.kind == BASE_MODEL else [obj.name]
         key = next((k for k in keys if k in entries), None)
         if key is None:
             continue

@@ -13,7 +13,7 @@ import yaml
 from omerender import codes
 from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
-from omerender.diagnostics import ERROR, WARNING, Diagnostic
+from omerender.diagnostics import ERROR, WARNING, Diagnostic, Severity
 from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.kustomize import Expansion, expand, folder_problem, kustomization_in
 from omerender.load.obj import Obj, prelocate
@@ -385,7 +385,7 @@ def _folders_of(paths: list[str]) -> dict[str, set[str]]:
 
 
 def empty_inputs(
-    paths: list[str], objects: list[Obj], problems: list[Diagnostic], severity: str = WARNING
+    paths: list[str], objects: list[Obj], problems: list[Diagnostic], severity: Severity = WARNING
 ) -> list[Diagnostic]:
     """One finding per input PATH that holds no OME object: a wrong folder, or a typo, passes silently
     otherwise. A warning, or an error where an empty answer must fail (pre-commit, Argo CD). A PATH
@@ -416,5 +416,5 @@ def empty_inputs(
                 f"{shown} holds no OME object (ClusterServingRuntime, ServingRuntime, InferenceService, BaseModel or "
                 "ClusterBaseModel with apiVersion ome.io/v1beta1); is it the right path?"
             )
-            found.append(Diagnostic(shown, 1, 1, severity, message, codes.NO_OME_OBJECTS))  # type: ignore[arg-type]
+            found.append(Diagnostic(shown, 1, 1, severity, message, codes.NO_OME_OBJECTS))
     return found

@@ -1,4 +1,6 @@
-"""The one place YAML is configured: libyaml-backed parsing that keeps node positions; dumping is in yamlwrite.
+"""The one place YAML is read: libyaml-backed parsing that keeps node positions.
+
+Writing is ``omerender.yamlwrite`` (rendered objects) and ``omerender.roundtrip`` (files edited in place).
 
 Parsing goes through PyYAML's C parser. Each document comes with its composed node tree, for
 positions; callers that keep documents drop it and compose the text again when a diagnostic needs
@@ -19,9 +21,6 @@ from typing import Any, NamedTuple, cast
 import yaml
 
 from omerender.load.gonumbers import may_hold, reread_quantities
-from omerender.load.yamlwrite import dump_each, dump_one, dump_stream
-
-__all__ = ["dump_each", "dump_one", "dump_stream"]
 
 MAX_EXPANDED_NODES = 1_000_000
 PRESCAN_BYTES = 1 << 20  # larger texts are counted as events before nodes are built

@@ -25,7 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from omerender.diagnostics import Diagnostic, Severity
+from omerender.diagnostics import ERROR, Diagnostic, Severity
+from omerender.ome import CLUSTER_SERVING_RUNTIME
 from omerender.output.formats import dump_json
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def render_junit(diagnostics: Sequence[Diagnostic], subjects: Sequence[Subject],
             cases[(owner.kind, owner.name)].append(d)
     rows = [(kind, name, found) for (kind, name), found in sorted(cases.items())]
     rows += [("file", path, found) for path, found in sorted(files.items())]
-    failures = sum(1 for *_, found in rows if any(d.severity == "error" for d in found))
+    failures = sum(1 for *_, found in rows if any(d.severity == ERROR for d in found))
     counts = {"tests": str(len(rows)), "failures": str(failures), "errors": "0", "time": UNTIMED}
     from xml.etree import ElementTree as ET  # here: only a JUnit report pays for it at start-up
 
@@ -84,12 +85,12 @@ def render_junit(diagnostics: Sequence[Diagnostic], subjects: Sequence[Subject],
     for kind, name, found in rows:
         attributes = {"classname": _xml_text(kind), "name": _xml_text(name), "time": UNTIMED}
         case = ET.SubElement(suite, "testcase", attributes)
-        errors = [d for d in found if d.severity == "error"]
+        errors = [d for d in found if d.severity == ERROR]
         if errors:
             first = errors[0]
             failure = ET.SubElement(case, "failure", {"message": _xml_text(first.message), "type": first.code})
             failure.text = _xml_text("".join(d.text() + "\n" for d in errors))
-        others = [d for d in found if d.severity != "error"]
+        others = [d for d in found if d.severity != ERROR]
         if others:
             ET.SubElement(case, "system-out").text = _xml_text("".join(d.text() + "\n" for d in others))
     ET.indent(root)
@@ -141,7 +142,7 @@ def subjects_of(result: BuildResult) -> list[Subject]:
     objects = [*result.universe.all_runtimes(), *result.universe.isvcs.values()]
     out = []
     for obj in objects:
-        name = f"{obj.namespace}/{obj.name}" if obj.namespace and obj.kind != "ClusterServingRuntime" else obj.name
+        name = f"{obj.namespace}/{obj.name}" if obj.namespace and obj.kind != CLUSTER_SERVING_RUNTIME else obj.name
         line = obj.at()[0] if obj.source is not None else 1
         out.append(Subject(obj.kind, name, obj.path, line))
     return out

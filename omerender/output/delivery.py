@@ -129,11 +129,11 @@ def _decoded(text: str | bytes) -> str:
 
 def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
     """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
-    from omerender.load.yamlio import dump_one
     from omerender.output.emit import kustomization
     from omerender.output.outdir import changed_files, unified_diff
     from omerender.output.prerendered import each_text
     from omerender.output.writer import write_items
+    from omerender.yamlwrite import dump_one
 
     folder = settings.output_dir or ""
     rels = list(selection.files)

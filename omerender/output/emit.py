@@ -34,13 +34,12 @@ from omerender.output.prerendered import Prerendered, written
 from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
+from omerender.settings import EMIT_KINDS, FLATTENED, INPUTS, PASSTHROUGH, RENDERED
 
 if TYPE_CHECKING:
     from omerender.fanout import Scratch
     from omerender.result import BuildResult
 
-RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
-KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)
 FLUX_SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 TOOL_CONFIG_GROUPS = ("kustomize.config.k8s.io/", "kpt.dev/", "fn.kpt.dev/", "config.kubernetes.io/", "omerender.io/")
@@ -100,9 +99,9 @@ def cluster_selects(diagnostics: list[Diagnostic], kinds: tuple[str, ...]) -> li
 
 def kinds_problem(kinds: tuple[str, ...]) -> str | None:
     """A usage problem with the combination asked for, or None."""
-    unknown = [k for k in kinds if k not in KINDS]
+    unknown = [k for k in kinds if k not in EMIT_KINDS]
     if unknown:
-        return f"unknown --emit value {unknown[0]!r}; expected one of {', '.join(KINDS)}"
+        return f"unknown --emit value {unknown[0]!r}; expected one of {', '.join(EMIT_KINDS)}"
     if INPUTS in kinds and FLATTENED in kinds:
         return "--emit inputs and --emit flattened both emit the OME objects; choose one"
     return None
@@ -114,11 +113,11 @@ def under(roots: list[str]) -> Callable[[Obj], bool]:
         return lambda obj: False  # no roots: no realpath (a few lstat calls) for each object
     real = [os.path.realpath(r) for r in roots]
 
-    def inside(obj: Obj) -> bool:
+    def read_under(obj: Obj) -> bool:
         where = os.path.realpath(obj.path)
         return any(is_within(where, r) for r in real)
 
-    return inside
+    return read_under
 
 
 def only_searched(search_paths: list[str], paths: list[str]) -> Callable[[Obj], bool]:

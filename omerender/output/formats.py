@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender.output.jsonwrite import JSON_SETTINGS
+from omerender.output.table import columns
 
 if TYPE_CHECKING:
     from omerender.lifecycle.settle import Effective
@@ -47,7 +48,7 @@ def _names(objects: list[Any]) -> str:
 
 
 def _build_yaml(objects: list[Any]) -> str:
-    from omerender.load.yamlio import dump_stream
+    from omerender.yamlwrite import dump_stream
 
     return dump_stream(objects)
 
@@ -109,46 +110,31 @@ def _status_key(item: Mapping[str, Any]) -> tuple[str, str, str]:
     return str(meta.get("namespace", "")), str(item.get("kind", "")), str(meta.get("name", ""))
 
 
-def _columns(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "".join(
-        "   ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() + "\n" for row in rows
-    )
-
-
-def _status_wide(view: StatusView) -> str:
-    rows: list[tuple[str, ...]] = [("NAMESPACE", "KIND", "NAME", "CHAIN", "READY", "REASON", "LAST-RESOLVED", "SOURCE")]
+def _status_table(view: StatusView, wide: bool = False) -> str:
+    """``kubectl get``'s table of the runtimes; ``wide`` adds the last chain that resolved and the source."""
+    rows: list[tuple[str, ...]] = [("NAMESPACE", "KIND", "NAME", "CHAIN", "READY", "REASON")]
+    if wide:
+        rows[0] += ("LAST-RESOLVED", "SOURCE")
     for item in view.listing["items"]:
         key = _status_key(item)
         condition = item["status"]["conditions"][0]
-        rows.append(
-            (
-                *key,
-                ",".join(item["status"]["inheritanceChain"]) or "<none>",
-                condition["status"],
-                condition["reason"],
-                ",".join(view.last_resolved.get(key, [])) or "<none>",
-                view.sources.get(key, ""),
-            )
-        )
-    return _columns(rows)
-
-
-def _status_table(view: StatusView) -> str:
-    from omerender.resolve.status import table
-
-    return table(view.listing)
+        chain = ",".join(item["status"]["inheritanceChain"]) or "<none>"
+        row: tuple[str, ...] = (*key, chain, condition["status"], condition["reason"])
+        if wide:
+            row += (",".join(view.last_resolved.get(key, [])) or "<none>", view.sources.get(key, ""))
+        rows.append(row)
+    return columns(rows)
 
 
 def _status_yaml(view: StatusView) -> str:
-    from omerender.load.yamlio import dump_one
+    from omerender.yamlwrite import dump_one
 
     return dump_one(view.listing)
 
 
 STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
     "table": _status_table,
-    "wide": _status_wide,
+    "wide": lambda view: _status_table(view, wide=True),
     "yaml": _status_yaml,
     "json": lambda view: dump_json(view.listing),
     "name": lambda view: _names(view.listing["items"]),
@@ -159,14 +145,15 @@ STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
 
 
 def _effective_table(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe, origin_rows, text
+    from omerender.lifecycle.effective import describe, origin_rows
+    from omerender.output.effective_view import text
 
     return text(describe(record, False, show_origin), origin_rows(record) if show_origin else None)
 
 
 def _effective_yaml(record: Effective, show_origin: bool) -> str:
     from omerender.lifecycle.effective import describe
-    from omerender.load.yamlio import dump_one
+    from omerender.yamlwrite import dump_one
 
     return dump_one(describe(record, True, show_origin))
 

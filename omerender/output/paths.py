@@ -6,7 +6,7 @@ subdomain for a name, or, for the RBAC kinds that allow more, a path segment wit
 ``.`` or ``..``), and a kind must be a plain identifier, so ``-`` separates kind from name
 unambiguously. Two objects of one kind, namespace and name from different API groups are told apart
 by the group (``<kind>.<group>-<name>.yaml``) on both; two that still fold to one file name (on a
-case-insensitive filesystem) are an error. ``inside`` proves the final, resolved path lies in the
+case-insensitive filesystem) are an error. ``lands_inside`` proves a planned file, resolved, lies in the
 folder (``factor``'s tree writer checks each file with it); ``build``'s writer places files through
 ``placing``, which follows no symlink at all.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omerender.names import clip, is_dns_label, is_dns_subdomain
-from omerender.paths import is_within
+from omerender.paths import resolves_within
 
 CLUSTER_FOLDER = "_cluster"
 PATH_SEGMENT_KINDS = frozenset({"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"})
@@ -113,9 +113,9 @@ def plan(bodies: list[tuple[dict[str, Any], str]]) -> FilePlan:
     return result
 
 
-def inside(folder: str, rel: str) -> bool:
-    """Whether ``folder/rel``, every symlink resolved, lies inside ``folder`` (resolved too)."""
+def lands_inside(folder: str, rel: str) -> bool:
+    """Whether ``rel`` is a plain relative path (no empty, ``.`` or ``..`` part) and ``folder/rel``, every symlink
+    resolved, lies inside ``folder``."""
     if not rel or os.path.isabs(rel) or any(part in ("", ".", "..") for part in rel.split("/")):
         return False
-    root = os.path.realpath(folder)
-    return is_within(os.path.realpath(os.path.join(root, rel)), root)
+    return resolves_within(os.path.join(folder, rel), folder)

@@ -9,7 +9,7 @@ descriptor, so it can only leave the folder through a symlink on the way. None i
 * each file is created with ``O_CREAT | O_EXCL | O_NOFOLLOW``: the kernel refuses any name already there,
   a symlink included, so nothing is written through one.
 
-So no path is resolved per file (``paths.inside`` resolved two per file, every component ``lstat``'d).
+So no path is resolved per file (``paths.resolves_within`` would resolve two, every component ``lstat``'d).
 
 Creating a file mostly waits on the file system (its journal), not on the CPU. ``put_all`` therefore hands
 the files to background threads through a bounded queue while the caller keeps producing them (formatting

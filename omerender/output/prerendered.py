@@ -87,7 +87,7 @@ def written(bodies: list[dict[str, Any]], shape: str, notes: list[Any], texts: S
     beside them."""
     none: Span = (0, 0)
     if shape == YAML and bodies:
-        from omerender.load.yamlwrite import Writer
+        from omerender.yamlwrite import Writer
 
         pieces = Writer().documents([bodies[0], *bodies])  # the first object once as first, then each after another
         lead: Span | None = _put(texts, next(pieces))
@@ -97,7 +97,7 @@ def written(bodies: list[dict[str, Any]], shape: str, notes: list[Any], texts: S
             lead = None
         return out
     if shape == FILES:
-        from omerender.load.yamlio import dump_each
+        from omerender.yamlwrite import dump_each
 
         found = zip(bodies, dump_each(bodies), notes, strict=True)
         return [Prerendered(b, texts, _put(texts, text), None, n) for b, text, n in found]
@@ -131,7 +131,7 @@ def _lead(found: Prerendered) -> Span:
 
 def yaml_documents(objects: list[Any]) -> Iterator[str | bytes]:
     """The YAML stream of ``objects`` in pieces (as ``Writer.documents``), stand-ins giving their own text."""
-    from omerender.load.yamlwrite import Writer
+    from omerender.yamlwrite import Writer
 
     writer = Writer()
     position = 0
@@ -163,7 +163,7 @@ def json_pieces(objects: list[Any]) -> Iterator[str | bytes]:
 
 def each_text(objects: list[Any]) -> Iterator[str | bytes]:
     """``Writer().each(objects)``, lazily (each text made when asked for), stand-ins giving their own text."""
-    from omerender.load.yamlwrite import Writer
+    from omerender.yamlwrite import Writer
 
     own = Writer().each([o for o in objects if not isinstance(o, Prerendered)])
     for o in objects:

@@ -18,11 +18,10 @@ from omerender.constants import PROJECT_URL
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.output.formats import dump_json
 from omerender.output.repo_paths import RepoRoot, is_pseudo, plain
+from omerender.settings import REPORT_FORMATS
 
 if TYPE_CHECKING:  # ci_reports (JUnit's XML, GitLab's fingerprints) is imported by the two formats that use it
     from omerender.output.ci_reports import Subject
-
-FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")
 
 REPORT_VERSION: Literal[1] = 1
 TOOL_NAME = "omerender"
@@ -73,7 +72,7 @@ def render_report(
     ci_log: bool = False,
     repo: RepoRoot | None = None,
 ) -> str:
-    """Render ``diagnostics`` (already sorted) in format ``fmt``, one of :data:`FORMATS`.
+    """Render ``diagnostics`` (already sorted) in format ``fmt``, one of ``settings.REPORT_FORMATS``.
 
     ``subjects``: the runtimes and InferenceServices of the input, each a test case of ``junit`` (and, in
     ``gitlab``, what tells two findings of one file apart). ``repo``: where the run is; ``github``, ``sarif``
@@ -86,7 +85,7 @@ def render_report(
     """
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
-        msg = f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}"
+        msg = f"unknown report format {fmt!r}; expected one of {', '.join(REPORT_FORMATS)}"
         raise ValueError(msg)
     if max_errors is not None and max_errors < 0:
         msg = f"max_errors must be >= 0, got {max_errors}"

@@ -39,7 +39,7 @@ def model_config_refusal(isvc: Obj, body: dict[str, Any], universe: Universe) ->
     if model is not None:
         return None
     hint = ""
-    if ref.get("kind") not in ("BaseModel", finetuned.KIND) and str(error).startswith("failed to get base model"):
+    if ref.get("kind") not in (ome.BASE_MODEL, finetuned.KIND) and str(error).startswith("failed to get base model"):
         hint = " (set spec.model.kind: BaseModel for a namespaced BaseModel)"
     return isvc.diag(ERROR, f"{error}{hint}", "spec", "model", code=codes.MODEL_CONFIG_ERROR)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from omerender.load.obj import Obj
 from omerender.names import model_config_map_name
+from omerender.ome import BASE_MODEL, CLUSTER_BASE_MODEL
 from omerender.render.companions import meta
 from omerender.render.finetuned import KIND as FINE_TUNED_KIND
 from omerender.render.finetuned import find_weight
@@ -115,7 +116,7 @@ def models_json(model_name: str, model_spec: dict[str, Any], weight_spec: dict[s
 
 def _base_lookup(universe: Universe, kind: str, name: str, namespace: str) -> tuple[Obj | None, str]:
     """``getBaseModelSpec`` (:175-199): a BaseModel in ``namespace`` for that kind, else a ClusterBaseModel."""
-    if kind == "BaseModel":
+    if kind == BASE_MODEL:
         return universe.models.get((namespace, name)), "basemodels.ome.io"
     return universe.cluster_models.get(name), "clusterbasemodels.ome.io"
 
@@ -141,7 +142,7 @@ def entry(ref: dict[str, Any], namespace: str, universe: Universe) -> tuple[Obj 
         if not base_name:
             return None, None, f"FineTunedWeight {name} has no BaseModelRef.Name specified"
         base_namespace = str(base_ref.get("namespace") or "")
-        base_kind = "BaseModel" if base_namespace else "ClusterBaseModel"
+        base_kind = BASE_MODEL if base_namespace else CLUSTER_BASE_MODEL
         model, resource = _base_lookup(universe, base_kind, base_name, base_namespace)
         if model is None:
             return (

@@ -41,23 +41,3 @@ def status_list(
 
 def status_failed(universe: Universe, chains: dict[str, Chain]) -> bool:
     return any(not chains[runtime_key(r)].ok or profile_problem(r) is not None for r in universe.all_runtimes())
-
-
-def table(status: dict[str, Any]) -> str:
-    rows = [("NAMESPACE", "KIND", "NAME", "CHAIN", "READY", "REASON")]
-    for item in status["items"]:
-        condition = item["status"]["conditions"][0]
-        rows.append(
-            (
-                item["metadata"].get("namespace", ""),
-                item["kind"],
-                item["metadata"]["name"],
-                ",".join(item["status"]["inheritanceChain"]) or "<none>",
-                condition["status"],
-                condition["reason"],
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "".join(
-        "   ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip() + "\n" for row in rows
-    )

@@ -7,6 +7,7 @@ from omerender import codes
 from omerender.diagnostics import INFO, Diagnostic
 from omerender.load.obj import Obj
 from omerender.names import clip
+from omerender.ome import CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME
 from omerender.selection.scoring import MAX_REASON, Selection
 
 MAX_LISTED_EXCLUSIONS = 10
@@ -17,7 +18,7 @@ def selection_notes(isvc: Obj, selection: Selection) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     width = len(str(len(selection.ranked)))
     for place, ranked in enumerate(selection.ranked[1:], start=2):
-        scope = "ServingRuntime" if ranked.namespaced else "ClusterServingRuntime"
+        scope = SERVING_RUNTIME if ranked.namespaced else CLUSTER_SERVING_RUNTIME
         distance = "" if ranked.size_distance is None else f", size distance {ranked.size_distance:g}"
         out.append(
             isvc.diag(

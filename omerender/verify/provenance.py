@@ -18,7 +18,7 @@ from typing import Any
 from omerender.diagnostics import Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
-from omerender.ome import CONFIG_FIELD
+from omerender.ome import CONFIG_FIELD, INFERENCE_SERVICE
 from omerender.resolve.merge import MERGE_KEYS
 
 POD_PARTS = ((), ("leader",), ("worker",))
@@ -36,7 +36,7 @@ class Place:
 
 
 def describe(source: Obj) -> str:
-    return f"InferenceService {source.name}" if source.kind == "InferenceService" else f"runtime {source.name}"
+    return f"InferenceService {source.name}" if source.kind == INFERENCE_SERVICE else f"runtime {source.name}"
 
 
 def get(value: Any, keys: Keys) -> Any:
@@ -63,7 +63,7 @@ class Blame:
         return next((i for i, s in enumerate(self.sources) if s is source), len(self.sources))
 
     def _pod_roots(self, source: Obj) -> list[Keys]:
-        if source.kind == "InferenceService":
+        if source.kind == INFERENCE_SERVICE:
             base: Keys = ("spec", self.component)
         else:
             base = ("spec", CONFIG_FIELD.get(self.component, "engineConfig"))
@@ -80,7 +80,7 @@ class Blame:
                     places.append(Place(source, (*root, "runner")))
                 for field in ("containers", "initContainers"):
                     places += self._items(source, (*root, field), name)
-            if source.kind != "InferenceService":
+            if source.kind != INFERENCE_SERVICE:
                 places += self._items(source, ("spec", "containers"), name)
         return places
 

@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from omerender.admission.schema import KINDS, SchemaIssue, crd_schema_issues
+from omerender.admission.schema import SchemaIssue, crd_schema_issues
 from omerender.diagnostics import field_path as dotted
+from omerender.ome import KINDS
 
 REPO = Path(__file__).resolve().parents[2]
 OME = REPO.parent / "shared" / "ome"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from omerender.constants import SyncMode
 from omerender.lifecycle import lock as lockfile
 from omerender.resolve import origin
 from omerender.resolve.merge import merge_chain
@@ -75,7 +76,7 @@ def test_lock_round_trips_and_is_stable(spec):
     rev = lockfile.revision_of(spec)
     lock = lockfile.Lock(
         "x.lock",
-        {"ns/a": lockfile.Pin("ServingRuntime/ns/r", rev, ("p", "r"), "snapshot")},
+        {"ns/a": lockfile.Pin("ServingRuntime/ns/r", rev, ("p", "r"), SyncMode.SNAPSHOT)},
         {"ServingRuntime/ns/r": lockfile.LastGood(("p", "r"), rev)},
         {rev: lockfile.Revision("ServingRuntime/ns/r", ("p", "r"), spec)},
     )
@@ -83,3 +84,19 @@ def test_lock_round_trips_and_is_stable(spec):
     parsed, problems = lockfile.parse(text, "x.lock")
     assert problems == [] and parsed == lock
     assert lockfile.dump(parsed, text) == text
+
+
+def test_a_pins_sync_mode_is_read_as_the_enum_and_written_as_its_word():
+    rev = lockfile.revision_of({})
+    lock = lockfile.Lock(
+        "x.lock",
+        {"ns/a": lockfile.Pin("ServingRuntime/ns/r", rev, ("r",), SyncMode.REVISION)},
+        {},
+        {rev: lockfile.Revision("ServingRuntime/ns/r", ("r",), {})},
+    )
+    text = lockfile.dump(lock)
+    assert "sync: revision\n" in text
+    parsed, _ = lockfile.parse(text, "x.lock")
+    assert parsed is not None and parsed.isvcs["ns/a"].sync is SyncMode.REVISION
+    unknown, _ = lockfile.parse(text.replace("sync: revision", "sync: sometimes"), "x.lock")
+    assert unknown is not None and unknown.isvcs["ns/a"].sync is SyncMode.LIVE

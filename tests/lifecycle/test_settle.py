@@ -60,7 +60,7 @@ def test_keep_last_good_renders_the_locked_snapshot_of_a_refused_runtime_with_a_
     snapshot = {"supportedModelFormats": [{"name": "x"}]}
     revision = revision_of(snapshot)
     lock = Lock(
-        isvcs={"default/svc": Pin("ClusterServingRuntime/rt", revision, ("rt",), "snapshot")},
+        isvcs={"default/svc": Pin("ClusterServingRuntime/rt", revision, ("rt",), SyncMode.SNAPSHOT)},
         revisions={revision: Revision("ClusterServingRuntime/rt", ("rt",), snapshot)},
     )
     refusal = isvc.diag(ERROR, "runtime rt not found", "spec", code=codes.RUNTIME_VALIDATION_ERROR)
@@ -78,7 +78,7 @@ def test_a_pinned_runtime_whose_live_spec_moved_renders_the_snapshot_and_reports
     old = {"supportedModelFormats": [{"name": "old"}]}
     revision = revision_of(old)
     lock = Lock(
-        isvcs={"default/svc": Pin(runtime_key(rt), revision, ("rt",), "snapshot")},
+        isvcs={"default/svc": Pin(runtime_key(rt), revision, ("rt",), SyncMode.SNAPSHOT)},
         revisions={revision: Revision(runtime_key(rt), ("rt",), old)},
     )
     settled = Lifecycle(lock).settle(universe, chains, isvc, isvc.body, Lookup((rt, chains[runtime_key(rt)])))

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from omerender.cli import main
 from omerender.cli import output as cli_output
-from omerender.load.yamlwrite import pyyaml_stream
+from omerender.yamlwrite import pyyaml_stream
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 

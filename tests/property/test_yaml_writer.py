@@ -12,7 +12,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omerender.load.yamlwrite import Writer, dump_each, dump_stream, pyyaml_stream
+from omerender.yamlwrite import Writer, dump_each, dump_stream, pyyaml_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOK_ALIKES = [

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from omerender import pipeline
-from omerender.load.yamlwrite import dump_stream
 from omerender.render import pod_template
 from omerender.result import BuildOptions, BuildResult
+from omerender.yamlwrite import dump_stream
 
 CASES = Path(__file__).parent.parent / "cases"
 API = "ome.io/v1beta1"

@@ -31,8 +31,8 @@ def test_fill_keys_and_problems() -> None:
 
 
 def test_no_search_path_is_never_inside() -> None:
-    inside = under([])
-    assert inside(object()) is False  # type: ignore[arg-type]
+    read_under = under([])
+    assert read_under(object()) is False  # type: ignore[arg-type]
 
 
 def test_fill_keeps_order_and_reports_keys_before_values() -> None:

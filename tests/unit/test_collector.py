@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from omerender.load.yamlio import dump_stream
 from omerender.pipeline import build, collector_paused
 from omerender.result import BuildOptions
+from omerender.yamlwrite import dump_stream
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 

@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "omerender"
 SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.errors", "omerender.ome"}
 SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.constants", "omerender.paths"}
 SHARED |= {"omerender.settings", "omerender.catalogue", "omerender.headroom"}
+SHARED |= {"omerender.yamlwrite", "omerender.roundtrip"}  # writing YAML: load (KRM items), lifecycle, factor, output
 STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
 STAGES += ("factor", "gitops", "cli")
 
@@ -66,6 +67,8 @@ def test_top_level_holds_only_shared_modules_and_the_pipeline() -> None:
         "settings",
         "fanout",
         "headroom",
+        "yamlwrite",
+        "roundtrip",
     }
     assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} >= set(STAGES) - {"pipeline"}
 

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from omerender.cli import main
+from omerender.constants import ValidationMode
 from omerender.gitops import argocd, krm
 from omerender.load import settings_file
 from omerender.settings import (
@@ -101,6 +102,12 @@ def test_later_layers_win_and_each_value_says_where_it_came_from() -> None:
     assert (got.model_metadata, got.validate, got.namespace) == ("from-flag", "ignore", "default")
     assert [got.origin(s) for s in ("model-metadata", "validate", "namespace")] == ["cli", "env", "default"]
     assert got.provenance() == ["model-metadata = from-flag (cli)", "validate = ignore (env)"]
+
+
+def test_the_validation_mode_is_the_core_s_enum_whichever_route_gave_it() -> None:
+    assert resolve([Layer(Origin.CLI, {"validate": "warn"})]).validate is ValidationMode.WARN
+    assert Settings().validate is ValidationMode.STRICT
+    assert Settings(validate="ignore").validate is ValidationMode.IGNORE  # type: ignore[arg-type]  # as click gives it
 
 
 @pytest.mark.parametrize(
