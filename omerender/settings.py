@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from omerender.codes import SERVING_CHECKS
 from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES, ValidationMode
 from omerender.errors import UsageError
 from omerender.names import clip, is_dns_label
 
 EMIT_KINDS = ("rendered", "flattened", "passthrough", "inputs")  # = output.emit.KINDS, kept here for --help
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
+SERVING_CHECK_MODES = ("on", "warn", "off")
 REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # = output.reporters.FORMATS
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
@@ -168,6 +170,17 @@ SETTINGS: tuple[Spec, ...] = (
         commands=("build", "status", "factor"),
     ),
     Spec(
+        stem="serving-checks",
+        kind=Kind.CHOICE,
+        default="on",
+        help="Serving-aware checks of the rendered pods (GPUs, engine arguments, probes, router selectors; "
+        "docs/serving-checks.md): on (their errors fail the build), warn (reported as warnings) or off. "
+        "volume-mount-undefined, an API-server rejection, stays an error.",
+        choices=SERVING_CHECK_MODES,
+        routes=EVERY,
+        commands=("build", "effective", "lock", "diff", "tree", "graph", "factor"),
+    ),
+    Spec(
         stem="emit",
         kind=Kind.CHOICES,
         default=("rendered",),
@@ -309,6 +322,32 @@ SETTINGS: tuple[Spec, ...] = (
     ),
 )
 BY_STEM = {spec.stem: spec for spec in SETTINGS}
+# Keys of .omerender.yaml that no other route takes, structured, read with their positions by
+# omerender.load.serving_rules (docs/serving-checks.md); here for the file's schema.
+FILE_ONLY_KEYS: dict[str, dict[str, Any]] = {
+    "serving-check-exemptions": {
+        "type": "array",
+        "description": "Serving checks not to report for an InferenceService or runtime, each with its reason.",
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["kind", "name", "codes", "reason"],
+            "properties": {
+                "kind": {"type": "string", "enum": ["InferenceService", "ClusterServingRuntime", "ServingRuntime"]},
+                "namespace": {"type": "string", "description": "Any namespace when not given."},
+                "name": {"type": "string", "minLength": 1},
+                "codes": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": sorted(SERVING_CHECKS)}},
+                "reason": {"type": "string", "minLength": 1},
+            },
+        },
+    },
+    "serving-check-severity": {
+        "type": "object",
+        "description": "The severity of every finding of a serving check.",
+        "propertyNames": {"enum": sorted(SERVING_CHECKS)},
+        "additionalProperties": {"type": "string", "enum": ["error", "warning", "info"]},
+    },
+}
 RENDERING = tuple(s.stem for s in SETTINGS if Route.ARGOCD in s.routes)
 """The settings that change what is rendered or checked: every route takes each of them."""
 PATH_KINDS = (Kind.PATH, Kind.PATHS)
@@ -325,6 +364,7 @@ class Settings:
     lock_file: str | None = None
     validate: str = "strict"
     kube_version: str | None = DEFAULT_KUBE_VERSION
+    serving_checks: str = "on"
     emit: tuple[str, ...] = ("rendered",)
     max_errors: int | None = None
     fail_empty_input: bool = False
@@ -509,6 +549,7 @@ def json_schema() -> dict[str, Any]:
                     if isinstance(spec.default, tuple) else {} if spec.default is None else {"default": spec.default})}
         for spec in for_route(Route.FILE)
     }  # fmt: skip
+    properties.update(FILE_ONLY_KEYS)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://omerender.io/schemas/omerender-settings.schema.json",

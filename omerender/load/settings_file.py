@@ -16,6 +16,7 @@ from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.settings import (
     BY_STEM,
+    FILE_ONLY_KEYS,
     PATH_KINDS,
     SETTINGS_FILE,
     Kind,
@@ -56,7 +57,7 @@ def _entry(path: str, key: yaml.Node, value: yaml.Node, data: object) -> tuple[s
     stem = str(key.value)
     spec = BY_STEM.get(stem)
     if spec is None or Route.FILE not in spec.routes:
-        known = ", ".join(s.stem for s in for_route(Route.FILE))
+        known = ", ".join([*(s.stem for s in for_route(Route.FILE)), *FILE_ONLY_KEYS])
         return _problem(path, key, f"unknown setting {stem!r} in {SETTINGS_FILE}; known: {known}")
     try:
         typed = coerce(spec, data, stem)
@@ -88,6 +89,8 @@ def read(path: str, budget: Budget | None = None) -> tuple[Layer, list[Diagnosti
     values: dict[str, object] = {}
     problems: list[Diagnostic] = []
     for key, value in node.value:
+        if key.value in FILE_ONLY_KEYS:
+            continue  # read, with their positions, by load.serving_rules when a build runs the serving checks
         found = _entry(path, key, value, data.get(key.value))
         if isinstance(found, Diagnostic):
             problems.append(found)
