@@ -128,8 +128,8 @@ def run(view: ServingView) -> Iterator[Finding]:
         yield Finding(
             codes.PD_PAIRING,
             ERROR,
-            f"decoder of runtime {view.runtime} runs with --disaggregation-mode decode beside an engine in mode "
-            f"{engine_mode}; it waits for KV caches that never come; start the engine with --disaggregation-mode "
+            f"decoder of runtime {view.runtime} runs with --disaggregation-mode decode beside an engine in "
+            f"--disaggregation-mode {engine_mode}; it waits for KV caches that never come; start the engine with --disaggregation-mode "
             "prefill, or drop the decoder's mode",
             decoder[0].option_place("disaggregation_mode"),
             "decoder",
@@ -138,7 +138,8 @@ def run(view: ServingView) -> Iterator[Finding]:
         yield Finding(
             codes.PD_PAIRING,
             ERROR,
-            f"router of runtime {view.runtime} runs with --pd-disaggregation beside an engine in mode {engine_mode}; "
+            f"router of runtime {view.runtime} runs with --pd-disaggregation beside an engine in --disaggregation-mode "
+            f"{engine_mode}; "
             "it expects prefill and decode pods and every request fails; start the engine with --disaggregation-mode "
             "prefill and a decode-mode decoder, or drop --pd-disaggregation",
             router[0].option_place("pd"),

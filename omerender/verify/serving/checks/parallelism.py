@@ -153,7 +153,7 @@ def _gpus(view: ServingView, pod: Pod, launch: Launch) -> Iterator[Finding]:
     if need == gpus:
         return
     options = [pod.option_place(n) for n in ("tp", "pp", "dp", "dp_local", "nnodes") if launch.given(n)]
-    place = first(view, pod.setter("resources", "limits", GPU), pod.setter("resources", "requests", GPU), *options)
+    place = first(view, *options, pod.setter("resources", "limits", GPU), pod.setter("resources", "requests", GPU))
     if need > gpus:
         message = (
             f"{pod.where} of runtime {view.runtime}: {launch.engine} starts {need} GPU rank(s) in this pod ({how}) but "

@@ -39,12 +39,13 @@ def run(view: ServingView) -> Iterator[Finding]:
             gpus = pod.gpus or 0
             if (gpus <= 1 and not pod.in_group) or pod.container is None or _has_shm(pod):
                 continue
-            why = "more than one GPU" if gpus > 1 else "a place in a LeaderWorkerSet group"
+            why = "uses more than one GPU" if gpus > 1 else "is part of a LeaderWorkerSet group"
             part = "" if pod.role == "pod" else f"{pod.role}'s "
             yield Finding(
                 codes.SHM_MISSING,
                 WARNING,
-                f"{pod.where} of runtime {view.runtime}: the pod has {why} but neither hostIPC nor a volume at {SHM}, "
+                f"{pod.where} of runtime {view.runtime}: the pod {why} but has neither hostIPC nor a volume at "
+                f"{SHM}, "
                 f"so the container gets 64 MiB of shared memory; NCCL and the engine's workers fail with a bus error "
                 f"or 'unhandled system error' under load; add a volume with emptyDir: {{medium: Memory}} to the "
                 f"{part}volumes and mount it at {SHM}",
