@@ -129,8 +129,8 @@ def run(view: ServingView) -> Iterator[Finding]:
             codes.PD_PAIRING,
             ERROR,
             f"decoder of runtime {view.runtime} runs with --disaggregation-mode decode beside an engine in "
-            f"--disaggregation-mode {engine_mode}; it waits for KV caches that never come; start the engine with --disaggregation-mode "
-            "prefill, or drop the decoder's mode",
+            f"--disaggregation-mode {engine_mode}; it waits for KV caches that never come; start the engine with "
+            "--disaggregation-mode prefill, or drop the decoder's mode",
             decoder[0].option_place("disaggregation_mode"),
             "decoder",
         )
