@@ -144,3 +144,75 @@ def test_ray_launchers_and_unknown_programs_are_skipped(command: list[str]) -> N
 
 def test_no_command_and_an_unknown_image_is_skipped() -> None:
     assert read({"args": ["--tp-size", "4"], "image": "docker.io/lmsysorg/sglang:v0.5.5"}, {}) is None
+
+
+def _runners() -> list[dict[str, Any]]:
+    """Every runner of OME's shipped runtimes (../shared/ome), and a few written to be hard."""
+    from pathlib import Path
+
+    import yaml
+
+    ome = Path(__file__).resolve().parents[3] / "shared" / "ome" / "runtimes"
+    found: list[dict[str, Any]] = [
+        {"command": [*SGLANG, "--api-key=$(KEY)", "--tp-size", "$(TP)"]},
+        {"command": [*SGLANG, "$(EXTRA)", "--tp-size", "2"]},
+        {"command": [*SGLANG, "--dist-init-addr", "$(LWS_LEADER_ADDRESS):5000", "--nnodes", "$(LWS_GROUP_SIZE)"]},
+        {"command": ["smg", "--selector", "a=$(TP)", "$(DASH)", "--port", "1"]},
+        {"command": ["sh", "-c", "python3 -m sglang.launch_server --tp-size $(TP) --port ${PORT}"]},
+        {"command": ["$(LAUNCHER)", "-m", "sglang.launch_server", "--tp-size", "2"]},
+    ]
+    for path in sorted(ome.rglob("*-rt.yaml")) if ome.is_dir() else []:
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            for config in ("engineConfig", "decoderConfig", "routerConfig"):
+                part = (doc.get("spec") or {}).get(config) or {}
+                for runner in (part.get("runner"), (part.get("leader") or {}).get("runner"),
+                               (part.get("worker") or {}).get("runner")):  # fmt: skip
+                    if isinstance(runner, dict):
+                        found.append(runner)
+    return found
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {
+            "TP": "4",
+            "PORT": "8080",
+            "KEY": "k",
+            "EXTRA": "--pp-size=2",
+            "DASH": "-x",
+            "LAUNCHER": "python3",
+            "MODEL_PATH": "/models/m",
+            "PARALLELISM_SIZE": "16",
+            "LWS_GROUP_SIZE": "2",
+            "LWS_LEADER_ADDRESS": "10.0.0.1",
+            "NAMESPACE": "demo",
+            "INFERENCESERVICE_NAME": "llama",
+        },
+        {
+            "TP": None,
+            "PORT": None,
+            "KEY": None,
+            "EXTRA": None,
+            "MODEL_PATH": "/m",
+            "PARALLELISM_SIZE": "8",
+            "LWS_GROUP_SIZE": "2",
+            "LWS_LEADER_ADDRESS": None,
+            "NAMESPACE": None,
+            "INFERENCESERVICE_NAME": "x",
+        },
+    ],
+)
+def test_a_shared_shape_bound_to_an_env_reads_as_the_full_read(env: dict[str, str | None]) -> None:
+    from omerender.verify.serving.launch import read_shared
+
+    runners = _runners()
+    assert len(runners) >= 6
+    for runner in runners:
+        full, shared = read(runner, env), read_shared(runner, env)
+        assert (full is None) == (shared is None), runner
+        if full is not None and shared is not None:
+            assert (shared.engine, shared.values, shared.open) == (full.engine, full.values, full.open), runner
+            assert {k: (t.field, t.item) for k, t in shared.tokens.items()} == {
+                k: (t.field, t.item) for k, t in full.tokens.items()
+            }, runner

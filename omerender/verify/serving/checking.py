@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from omerender.diagnostics import Diagnostic
+from omerender.load.obj import Obj
 from omerender.load.serving_rules import ServingPolicy
 from omerender.render.context import Context
 from omerender.resolve.index import Universe
@@ -30,10 +31,15 @@ def check(ctx: Context, objects: list[dict[str, Any]], universe: Universe, polic
             continue
         for finding in entry.run(made):
             found.append(silencing.apply(finding, _located(made, finding), ctx.sources, policy))
-    if policy.mode != "off":
-        for source in ctx.sources:  # each object's once per run (the chain's runtimes are shared)
-            if silencing.annotated(source):
-                found += ctx.once(
-                    "serving-annotations", source, None, functools.partial(silencing.annotation_problems, source)
-                )
+    if policy.mode != "off":  # the chain's once per run: it is the same for every InferenceService on its leaf
+        isvc, chain = ctx.sources[0], ctx.sources[1:]
+        found += silencing.annotation_problems(isvc) if silencing.annotated(isvc) else []
+        if chain:
+            known, problems = ctx.once("serving-annotations", chain[0], None, functools.partial(_chain_problems, chain))
+            same = len(known) == len(chain) and all(a is b for a, b in zip(known, chain, strict=True))
+            found += problems if same else _chain_problems(chain)[1]  # a locked snapshot's chain differs
     return found
+
+
+def _chain_problems(chain: tuple[Obj, ...]) -> tuple[tuple[Obj, ...], list[Diagnostic]]:
+    return chain, [d for obj in chain if silencing.annotated(obj) for d in silencing.annotation_problems(obj)]

@@ -25,6 +25,7 @@ Env = Mapping[str, str | None]  # name -> value, None when it is defined but can
 KUBE_REF = re.compile(r"\$\$|\$\(([^)]*)\)")
 SHELL_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(.))", re.S)
 SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+SHELL_HEADS = [[shell] for shell in ("sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/bash", "dash", "zsh")]
 SEPARATORS = frozenset({";", "&&", "||", "|", "&", ";;", "|&"})
 PREFIXES = frozenset({"exec", "nohup", "env"})
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -51,6 +52,12 @@ class Launch:
     open: bool = False  # an unknown token may set an option not in ``values``
     positional: list[str | None] = field(default_factory=list)
     numbers: dict[str, int | None] = field(default_factory=dict, repr=False)  # number() of each option asked
+    # What ``read_shared`` binds a shape with: the texts parsed, the indexes of those read as values of the listed
+    # options, and of those right after an option not listed (perhaps its value).
+    texts: list[str | None] = field(default_factory=list, repr=False)
+    consumed: set[int] = field(default_factory=set, repr=False)
+    after_unknown: set[int] = field(default_factory=set, repr=False)
+    script: str | None = field(default=None, repr=False)  # the script the arguments come from, as written
 
     def value(self, name: str) -> str | list[str] | bool | None:
         """The option's value: given, else its default; None when unknown."""
@@ -101,6 +108,19 @@ def expand(text: str, env: Env) -> str | None:
 
     out = KUBE_REF.sub(swap, text)
     return None if unknown else out
+
+
+UNKNOWN = "\x00\x01"  # the value of --name=VALUE when only VALUE is unknown: the option is still --name
+
+
+def _expanded(raw: str, env: Env) -> str | None:
+    """``expand``, but ``--name=$(VAR)`` with VAR unknown stays option ``--name`` of an unknown value."""
+    text = expand(raw, env)
+    if text is None and raw.startswith("-"):
+        name, eq, _ = raw.partition("=")
+        if eq and "$" not in name:
+            return f"{name}={UNKNOWN}"
+    return text
 
 
 def _shell_expand(word: str, env: Env) -> str | None:
@@ -162,10 +182,29 @@ def _script_words(script: str, env: Env) -> list[list[str | None]] | None:
             if ASSIGNMENT.match(word) and (not current or current == ["export"]):
                 assigned[word.split("=", 1)[0]] = None  # a variable the script sets: not known here
                 continue
-            current.append(_shell_expand(word, {**env, **assigned} if assigned else env))
+            current.append(_shell_expand(word, _Overlay(env, assigned) if assigned else env))
     except ValueError:
         return None
     return [c for c in commands if c]
+
+
+class _Overlay(Mapping[str, str | None]):
+    """``env`` with the variables a script assigns (unknown) over it; lookups only."""
+
+    def __init__(self, env: Env, assigned: dict[str, str | None]) -> None:
+        self.env, self.assigned = env, assigned
+
+    def __getitem__(self, key: str) -> str | None:
+        return self.assigned[key] if key in self.assigned else self.env.get(key)
+
+    def get(self, key: str, default: Any = None) -> str | None:
+        return self[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.assigned)
+
+    def __len__(self) -> int:
+        return len(self.assigned)
 
 
 def _shell_script(words: list[str | None]) -> int | None:
@@ -232,28 +271,151 @@ def _field_value(source: dict[str, Any], namespace: str, labels: Mapping[str, st
     return labels.get(found.group(1)) if found else None
 
 
-def read_shared(container: dict[str, Any], env: Env) -> Launch | None:
-    """``read``, shared by every container with the same command, args, image and env (the pods of one runtime
-    across InferenceServices): the Launch it returns is read only."""
+MARK, END = "\x00", "\x01"  # a variable's value in a shape: MARK NAME END
+MARKED = re.compile("\x00([^\x01]*)\x01")
+
+
+class _Symbolic(Mapping[str, str | None]):
+    """An env in which every variable is defined, as a mark its value replaces when a shape is bound."""
+
+    def __getitem__(self, key: str) -> str:
+        return f"{MARK}{key}{END}"
+
+    def get(self, key: str, default: Any = None) -> str:
+        return self[key]
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+SYMBOLIC = _Symbolic()
+FALLBACK = "fallback"
+
+
+class Lazy(Mapping[str, str | None]):
+    """An env made on first use (``make``): a container whose shape holds no variable never makes it."""
+
+    def __init__(self, make: Callable[[], Env]) -> None:
+        self.make: Callable[[], Env] = make
+        self.made: Env | None = None
+
+    def _env(self) -> Env:
+        if self.made is None:
+            self.made = self.make()
+        return self.made
+
+    def __getitem__(self, key: str) -> str | None:
+        return self._env()[key]
+
+    def get(self, key: str, default: Any = None) -> str | None:
+        return self._env().get(key)
+
+    def __iter__(self) -> Any:
+        return iter(self._env())
+
+    def __len__(self) -> int:
+        return len(self._env())
+
+
+def read_shared(container: dict[str, Any], env: Env, names: tuple[str, ...] = ()) -> Launch | None:
+    """``read``, the parse shared by every container with the same command, args and image (the pods of one
+    runtime across InferenceServices): read once with each variable kept as a mark (its ``shape``), then bound to
+    ``env``. ``names`` (the InferenceService's, which OME's placeholders write into a command) are kept as marks
+    too, so that they do not make each command line a new one. When a variable's value could change how the
+    arguments parse (it is unknown where it may be an option, looks like an option itself, or sits in a script
+    the kubelet expands before the shell splits it), ``container`` is read in full instead."""
     command, args, image = container.get("command"), container.get("args"), container.get("image")
+    masks = {f"{MARK}@{i}{END}": name for i, name in enumerate(names) if len(name) >= MIN_MASKED}
+    items = [*(command if isinstance(command, list) else ()), *(args if isinstance(args, list) else ())]
+    if any(isinstance(item, str) and (MARK in item or END in item) for item in items):
+        return read(container, env)  # text that looks like a mark is read as it is
     try:
-        key = (
-            tuple(command) if isinstance(command, list) else None,
-            tuple(args) if isinstance(args, list) else None,
-            image if isinstance(image, str) else None,
-            tuple(env.items()),
-        )
-        return _read(*key)
+        shape = _shape(_masked(command, masks), _masked(args, masks), image if isinstance(image, str) else None)
     except TypeError:  # an unhashable item: read it alone
         return read(container, env)
+    if shape is None or isinstance(shape, str):
+        return read(container, env) if shape == FALLBACK else None
+    bound = _bind(shape, _Overlay(env, {k[1:-1]: v for k, v in masks.items()}) if masks else env)
+    return bound if bound is not None else read(container, env)
+
+
+MIN_MASKED = 4  # a shorter name is left as it is (it would be found inside too many words)
+
+
+def _masked(items: Any, masks: dict[str, str]) -> tuple[Any, ...] | None:
+    if not isinstance(items, list):
+        return None
+    if not masks:
+        return tuple(items)
+    out = []
+    for item in items:
+        text = item
+        if isinstance(text, str):
+            for mark, name in masks.items():
+                if name in text:
+                    text = text.replace(name, mark)
+        out.append(text)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=4096)
-def _read(
-    command: tuple[Any, ...] | None, args: tuple[Any, ...] | None, image: str | None, env: tuple[Any, ...]
-) -> Launch | None:
+def _shape(command: tuple[Any, ...] | None, args: tuple[Any, ...] | None, image: str | None) -> Launch | str | None:
     container = {"command": None if command is None else list(command), "args": None if args is None else list(args)}
-    return read({**container, "image": image}, dict(env))
+    items = [*(command or ()), *(args or ())]
+    dollars = any("$" in str(item) or MARK in str(item) for item in items)
+    found = read({**container, "image": image}, SYMBOLIC)
+    if found is None:  # no engine: unless a variable names the program or its module, or sits in a script
+        head = [str(item) for item in (command or args or ())[:4]]
+        named = head[:1] + (head[head.index("-m") + 1 : head.index("-m") + 2] if "-m" in head else [])
+        variable = any("$" in word or MARK in word for word in named)
+        return FALLBACK if dollars and (variable or head[:1] in SHELL_HEADS) else None
+    if found.script and "$(" in found.script:
+        return FALLBACK  # the kubelet expands a script before the shell splits it: a value may split it otherwise
+    return found
+
+
+def _substitute(text: str, env: Env) -> str | None:
+    if MARK not in text:
+        return text
+    unknown = False
+
+    def swap(match: re.Match[str]) -> str:
+        nonlocal unknown
+        value = env.get(match.group(1))
+        if value is None:
+            unknown = True
+            return ""
+        return value
+
+    out = MARKED.sub(swap, text)
+    return None if unknown else out
+
+
+def _bind(shape: Launch, env: Env) -> Launch | None:
+    """``shape`` with its variables' values from ``env``; None when a value changes how the arguments parse."""
+    for i, text in enumerate(shape.texts):
+        if text is None or MARK not in text or i in shape.consumed:
+            continue
+        if text.startswith("-") and MARK not in text.partition("=")[0]:
+            continue  # an option whose name is written out: its value does not change how it parses
+        real = _substitute(text, env)
+        if (real is None and i not in shape.after_unknown) or _looks_like_option(real):
+            return None
+    values: dict[str, str | list[str] | bool | None] = {}
+    for name, value in shape.values.items():
+        if isinstance(value, str):
+            values[name] = _substitute(value, env)
+        elif isinstance(value, list):
+            each = [_substitute(v, env) for v in value]
+            if any(_looks_like_option(v) for v in each):
+                return None  # the real value would end the option's list
+            values[name] = None if any(v is None for v in each) else [v for v in each if v is not None]
+        else:
+            values[name] = value
+    return Launch(shape.engine, values, shape.tokens, shape.open)
 
 
 def read(container: dict[str, Any], env: Env) -> Launch | None:
@@ -265,7 +427,7 @@ def read(container: dict[str, Any], env: Env) -> Launch | None:
     if len(items) > MAX_TOKENS:
         return None
     raws = [item if isinstance(item, str) else str(item) for item in items]
-    texts = [expand(raw, env) for raw in raws]
+    texts = [_expanded(raw, env) for raw in raws]
     head = len(command)
 
     def origin(i: int) -> Token:
@@ -292,7 +454,9 @@ def read(container: dict[str, Any], env: Env) -> Launch | None:
                 return None
             if found.engine is not None:
                 own = words[found.start :]
-                return _parse(found.engine, own, functools.partial(_script_token, source, own))
+                launch = _parse(found.engine, own, functools.partial(_script_token, source, own))
+                launch.script = source.raw
+                return launch
         return None
     stripped = _strip_prefix(texts)
     found = program(stripped)
@@ -311,7 +475,7 @@ def _parse(engine: Engine, texts: list[str | None], origin: Callable[[int], Toke
     """The options of ``engine`` in ``texts`` (``origin(i)``: where the i-th comes from), as its argparse reads
     them (the last occurrence wins)."""
     by_flag, abbreviations = FLAGS[engine], ABBREVIATIONS[engine]
-    launch = Launch(engine)
+    launch = Launch(engine, texts=texts)
     i, count = 0, len(texts)
     after_option = False  # the previous token was an option omerender does not list (this may be its value)
     while i < count:
@@ -337,6 +501,8 @@ def _parse(engine: Engine, texts: list[str | None], origin: Callable[[int], Toke
         option = by_flag.get(name)
         if option is None:
             after_option = not eq
+            if after_option:
+                launch.after_unknown.add(i)
             for other in abbreviations.get(name, ()):
                 launch.values[other] = None  # an abbreviation argparse may take for it
                 launch.tokens[other] = origin(at)
@@ -347,17 +513,22 @@ def _parse(engine: Engine, texts: list[str | None], origin: Callable[[int], Toke
             launch.values[option.name] = True
         elif option.kind is Kind.VALUE:
             if eq:
-                launch.values[option.name] = inline
+                launch.values[option.name] = None if inline == UNKNOWN else inline
+                launch.consumed.add(at)
             elif i < count:
                 launch.values[option.name] = texts[i]
+                launch.consumed.add(i)
                 i += 1
             else:
                 launch.values[option.name] = None
         else:
             found: list[str] = [inline] if eq else []
-            known = True
+            if eq:
+                launch.consumed.add(at)
+            known = inline != UNKNOWN
             while not eq and i < count and not _looks_like_option(texts[i]):
                 value = texts[i]
+                launch.consumed.add(i)
                 i += 1
                 if value is None:
                     known = False

@@ -13,7 +13,6 @@ AcceleratorClass and node selection of a pod are ``Pod.accelerator``, ``Pod.spec
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +22,7 @@ from omerender.render.accelerators import Resolved
 from omerender.render.context import Context
 from omerender.resolve.index import Universe
 from omerender.verify.provenance import Keys, Place, get
-from omerender.verify.serving.launch import Env, Launch, Token, container_env, read_shared
+from omerender.verify.serving.launch import Env, Launch, Lazy, Token, container_env, read_shared
 
 GPU = "nvidia.com/gpu"
 LWS_PREFIX = "leaderworkerset.sigs.k8s.io/"
@@ -34,7 +33,7 @@ WORKER_INDEX_ABOVE_ZERO = "1+"  # a worker's index: some number from 1 up
 POD = "pod"
 WORKLOADS = frozenset({"Deployment", "LeaderWorkerSet", "Service"})  # a Knative Service has a template, a v1 one none
 TEMPLATE = ("spec", "template", "spec")
-NO_ENV: dict[str, str | None] = {}
+NONE: list[Pod] = []  # no pods (read only)
 LEADER = "leader"
 WORKER = "worker"
 
@@ -52,14 +51,16 @@ class Pod:
     labels: dict[str, str]
     group_size: int | None  # a LeaderWorkerSet's pods per group; None for a Deployment
     main: int | None  # index of the main container (the runner) in spec.containers
+    container: dict[str, Any] | None = None  # that container
+    # made on first use (functools.cached_property takes a lock on Python 3.11, which costs here)
+    _env: Env | None = field(default=None, repr=False)
+    _launch: Launch | bool | None = field(default=False, repr=False)  # False: not read yet
+    _gpus: int | bool | None = field(default=False, repr=False)
 
-    @property
-    def container(self) -> dict[str, Any] | None:
+    def __post_init__(self) -> None:
         containers = self.spec.get("containers")
-        if self.main is None or not isinstance(containers, list):
-            return None
-        found = containers[self.main]
-        return found if isinstance(found, dict) else None
+        if self.main is not None and isinstance(containers, list) and isinstance(containers[self.main], dict):
+            self.container = containers[self.main]
 
     @property
     def container_name(self) -> str:
@@ -74,8 +75,13 @@ class Pod:
         """``engine``, ``engine leader``, ``decoder worker``: what a message names."""
         return self.component if self.role == POD else f"{self.component} {self.role}"
 
-    @functools.cached_property
+    @property
     def env(self) -> Env:
+        if self._env is None:
+            self._env = self._make_env()
+        return self._env
+
+    def _make_env(self) -> Env:
         container = self.container or {}
         injected: dict[str, str | None] = {}
         if self.group_size is not None:  # LeaderWorkerSet's webhook adds these to every container of a group
@@ -86,23 +92,28 @@ class Pod:
             }
         return container_env(container, self.view.ctx.namespace, self.labels, injected)
 
-    @functools.cached_property
+    @property
     def launch(self) -> Launch | None:
-        container = self.container
-        if container is None:
-            return None
-        items = [*(container.get("command") or ()), *(container.get("args") or ())]
-        expands = any("$" in item for item in items if isinstance(item, str))
-        return read_shared(container, self.env if expands else NO_ENV)
+        if self._launch is False:
+            container = self.container
+            found = None if container is None else read_shared(container, Lazy(lambda: self.env), self.view.names)
+            self._launch = found
+        return self._launch if isinstance(self._launch, Launch) else None
 
-    @functools.cached_property
+    @property
     def gpus(self) -> int | None:
         """The main container's ``nvidia.com/gpu`` limit (else request), None when it sets neither or not a number."""
+        if self._gpus is False:
+            self._gpus = self._count_gpus()
+        return None if isinstance(self._gpus, bool) else self._gpus
+
+    def _count_gpus(self) -> int | None:
         resources = (self.container or {}).get("resources")
         if not isinstance(resources, dict):
             return None
         for part in ("limits", "requests"):
-            value = get(resources, (part, GPU))
+            values = resources.get(part)
+            value = values.get(GPU) if isinstance(values, dict) else None
             if value is not None:
                 text = str(value)
                 return int(text) if text.isdigit() and len(text) < 10 else None
@@ -206,26 +217,33 @@ class ServingView:
     def runtime(self) -> str:
         return self.ctx.runtime_name
 
-    @functools.cached_property
+    by_component: dict[str, list[Pod]] = field(default_factory=dict)
+    serving_pods: dict[str, list[Pod]] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """What OME's placeholders may have written into a command: the InferenceService's name."""
+        return (self.ctx.name,)
+
+    @property
     def label_keys(self) -> frozenset[str]:
         """Every label key a pod of this InferenceService carries: a selector term on one a pod lacks is false."""
         return frozenset(key for pod in self.pods for key in pod.labels)
 
-    @functools.cached_property
-    def _by_component(self) -> dict[str, list[Pod]]:
-        found: dict[str, list[Pod]] = {}
-        for pod in self.pods:
-            found.setdefault(pod.component, []).append(pod)
-        return found
+    def add(self, pod: Pod) -> None:
+        self.pods.append(pod)
+        self.by_component.setdefault(pod.component, []).append(pod)
+        if pod.role != WORKER:
+            self.serving_pods.setdefault(pod.component, []).append(pod)
 
     def of(self, component: str, *roles: str) -> list[Pod]:
         """The pods of ``component`` (of ``roles``, when given)."""
-        pods = self._by_component.get(component, [])
+        pods = self.by_component.get(component, NONE)
         return [p for p in pods if p.role in roles] if roles else pods
 
     def serving(self, component: str) -> list[Pod]:
         """The pods of ``component`` that serve requests: a Deployment's, a Knative Service's, a group's leader."""
-        return [p for p in self._by_component.get(component, []) if p.role != WORKER]
+        return self.serving_pods.get(component, NONE)
 
     def has_leader(self, component: str) -> bool:
         """Whether the merged component has a leader (OME then builds the leader pod from it alone)."""
@@ -293,13 +311,13 @@ def build(ctx: Context, universe: Universe, objects: list[dict[str, Any]]) -> Se
                 labels[LWS_WORKER_INDEX] = "0" if role == LEADER else WORKER_INDEX_ABOVE_ZERO
                 path = ("spec", "leaderWorkerTemplate", part, "spec")
                 main = _main(ctx, component, role, pod)
-                view.pods.append(Pod(view, component, role, obj, path, pod, labels, size, main))
+                view.add(Pod(view, component, role, obj, path, pod, labels, size, main))
         else:
             template = spec.get("template")
             pod = template.get("spec") if isinstance(template, dict) else None
             if isinstance(pod, dict):
                 main = _main(ctx, component, POD, pod)
-                view.pods.append(Pod(view, component, POD, obj, TEMPLATE, pod, _labels(template), None, main))
+                view.add(Pod(view, component, POD, obj, TEMPLATE, pod, _labels(template), None, main))
     return view
 
 

@@ -44,7 +44,7 @@ def repositories(universe: Universe) -> dict[str, list[Obj]]:
 
 
 def run(view: ServingView) -> Iterator[Finding]:
-    served = repository(view.model)
+    served: str | None = None
     owners: dict[str, list[Obj]] | None = None
     for component in ("engine", "decoder"):
         for pod in view.serving(component):
@@ -55,13 +55,14 @@ def run(view: ServingView) -> Iterator[Finding]:
             names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
             for name in names:
                 key = name.strip("/").lower()
-                if not key or key == served:
-                    continue
+                if "/" not in key:
+                    continue  # no repository
                 if owners is None:
+                    served = repository(view.model)
                     owners = view.ctx.once("serving-repositories", view.universe, None,
                                            lambda: repositories(view.universe))  # fmt: skip
                 others = sorted(m.name for m in owners.get(key, []) if m is not view.model)
-                if not others:
+                if not others or key == served:
                     continue
                 yield Finding(
                     codes.SERVED_MODEL_NAME,
