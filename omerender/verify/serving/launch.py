@@ -328,36 +328,37 @@ def read_shared(container: dict[str, Any], env: Env, names: tuple[str, ...] = ()
     arguments parse (it is unknown where it may be an option, looks like an option itself, or sits in a script
     the kubelet expands before the shell splits it), ``container`` is read in full instead."""
     command, args, image = container.get("command"), container.get("args"), container.get("image")
-    masks = {f"{MARK}@{i}{END}": name for i, name in enumerate(names) if len(name) >= MIN_MASKED}
-    items = [*(command if isinstance(command, list) else ()), *(args if isinstance(args, list) else ())]
-    if any(isinstance(item, str) and (MARK in item or END in item) for item in items):
+    masks = [(f"{MARK}@{i}{END}", name) for i, name in enumerate(names) if len(name) >= MIN_MASKED]
+    masked_command, masked_args = _masked(command, masks), _masked(args, masks)
+    if masked_command is FALLBACK or masked_args is FALLBACK:
         return read(container, env)  # text that looks like a mark is read as it is
     try:
-        shape = _shape(_masked(command, masks), _masked(args, masks), image if isinstance(image, str) else None)
+        shape = _shape(masked_command, masked_args, image if isinstance(image, str) else None)
     except TypeError:  # an unhashable item: read it alone
         return read(container, env)
     if shape is None or isinstance(shape, str):
         return read(container, env) if shape == FALLBACK else None
-    bound = _bind(shape, _Overlay(env, {k[1:-1]: v for k, v in masks.items()}) if masks else env)
+    bound = _bind(shape, _Overlay(env, {mark[1:-1]: name for mark, name in masks}) if masks else env)
     return bound if bound is not None else read(container, env)
 
 
 MIN_MASKED = 4  # a shorter name is left as it is (it would be found inside too many words)
 
 
-def _masked(items: Any, masks: dict[str, str]) -> tuple[Any, ...] | None:
+def _masked(items: Any, masks: list[tuple[str, str]]) -> Any:
+    """``items`` as a tuple, each name of ``masks`` replaced by its mark; FALLBACK when an item holds a mark's
+    characters itself (it is read as it is), None for no list."""
     if not isinstance(items, list):
         return None
-    if not masks:
-        return tuple(items)
     out = []
     for item in items:
-        text = item
-        if isinstance(text, str):
-            for mark, name in masks.items():
-                if name in text:
-                    text = text.replace(name, mark)
-        out.append(text)
+        if isinstance(item, str):
+            if MARK in item or END in item:
+                return FALLBACK
+            for mark, name in masks:
+                if name in item:
+                    item = item.replace(name, mark)  # noqa: PLW2901 - the item as the key holds it
+        out.append(item)
     return tuple(out)
 
 

@@ -230,16 +230,20 @@ class ServingView:
         """Every label key a pod of this InferenceService carries: a selector term on one a pod lacks is false."""
         return frozenset(key for pod in self.pods for key in pod.labels)
 
+    by_role: dict[tuple[str, str], list[Pod]] = field(default_factory=dict)
+
     def add(self, pod: Pod) -> None:
         self.pods.append(pod)
         self.by_component.setdefault(pod.component, []).append(pod)
+        self.by_role.setdefault((pod.component, pod.role), []).append(pod)
         if pod.role != WORKER:
             self.serving_pods.setdefault(pod.component, []).append(pod)
 
-    def of(self, component: str, *roles: str) -> list[Pod]:
-        """The pods of ``component`` (of ``roles``, when given)."""
-        pods = self.by_component.get(component, NONE)
-        return [p for p in pods if p.role in roles] if roles else pods
+    def of(self, component: str, role: str | None = None) -> list[Pod]:
+        """The pods of ``component`` (of ``role``, when given)."""
+        if role is None:
+            return self.by_component.get(component, NONE)
+        return self.by_role.get((component, role), NONE)
 
     def serving(self, component: str) -> list[Pod]:
         """The pods of ``component`` that serve requests: a Deployment's, a Knative Service's, a group's leader."""

@@ -135,7 +135,7 @@ def _port(view: ServingView, router: Pod, targets: list[Pod], target: str) -> It
 
 def _external(view: ServingView) -> Iterator[Finding]:
     """Without a router, OME's external Service selects the engine's LeaderWorkerSet workers too."""
-    if not any(p.role == WORKER for p in view.pods) or any(True for _ in view.of("router")):
+    if not any(p.role == WORKER for p in view.pods) or view.of("router"):
         return
     for obj in view.objects:
         labels = get(obj, ("metadata", "labels")) or {}

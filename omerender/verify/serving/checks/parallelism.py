@@ -242,10 +242,8 @@ def run(view: ServingView) -> Iterator[Finding]:
                 yield from _sglang_rules(view, pod, launch)
             yield from _nodes(view, pod, launch)
             yield from _gpus(view, pod, launch)
-        leaders = list(view.of(component, LEADER))
-        workers = list(view.of(component, WORKER))
-        for leader in leaders:
-            for worker in workers:
+        for leader in view.of(component, LEADER):
+            for worker in view.of(component, WORKER):
                 if worker.workload is leader.workload:
                     yield from _same(view, leader, worker)
 
