@@ -216,3 +216,19 @@ def test_a_shared_shape_bound_to_an_env_reads_as_the_full_read(env: dict[str, st
             assert {k: (t.field, t.item) for k, t in shared.tokens.items()} == {
                 k: (t.field, t.item) for k, t in full.tokens.items()
             }, runner
+
+
+def test_values_that_grow_without_bound_are_unknown() -> None:
+    # each env value doubles the one before: the kubelet's expansion of the last would be 2**40 characters
+    env = [{"name": "V0", "value": "x" * 1024}]
+    env += [{"name": f"V{i}", "value": f"$(V{i - 1})$(V{i - 1})"} for i in range(1, 41)]
+    container = {"command": [*SGLANG, "--tp-size", "$(V40)", "--pp-size", "$(V3)"], "env": env}
+    known = container_env(container, "demo", {}, {})
+    assert known["V6"] is not None and len(known["V6"]) == 65_536 and known["V7"] is None and known["V40"] is None
+    found = read(container, known)
+    assert found is not None and found.number("tp") is None and found.given("pp")
+
+
+def test_a_script_too_long_to_read_is_not_read() -> None:
+    script = "python3 -m sglang.launch_server --tp-size 4 " + "--x y " * 20_000
+    assert read({"command": ["sh", "-c", script]}, {}) is None

@@ -82,13 +82,17 @@ ROUTER_OPTIONS = _options(
     Option("pd", ("--pd-disaggregation",), Kind.FLAG, False),
 )
 OPTIONS = {Engine.SGLANG: SGLANG_OPTIONS, Engine.VLLM: VLLM_OPTIONS, Engine.ROUTER: ROUTER_OPTIONS}
+# Spellings some documentation gives for a listed option that the sources above do not show (the SGLang model
+# gateway's docs start workers with --prefill-only and --decode-only): the option's value is unknown after one.
+UNSURE = {Engine.SGLANG: {"--prefill-only": "disaggregation_mode", "--decode-only": "disaggregation_mode"}}
 FLAGS = {engine: {flag: o for o in options.values() for flag in o.flags} for engine, options in OPTIONS.items()}
 # Exact options of the router that are prefixes of listed ones: not abbreviations (static worker URLs).
 NOT_ABBREVIATIONS = {Engine.ROUTER: frozenset({"--prefill", "--decode"})}
 
 
 def _abbreviations(engine: Engine) -> dict[str, tuple[str, ...]]:
-    """Each strict prefix (``--x``) of a listed long option -> the options it may abbreviate."""
+    """Each strict prefix (``--x``) of a listed long option -> the options it may abbreviate (and the ``UNSURE``
+    spellings -> the option they may set)."""
     found: dict[str, set[str]] = {}
     for option in OPTIONS[engine].values():
         for flag in option.flags:
@@ -96,6 +100,8 @@ def _abbreviations(engine: Engine) -> dict[str, tuple[str, ...]]:
                 for end in range(3, len(flag)):
                     found.setdefault(flag[:end], set()).add(option.name)
     skip = set(FLAGS[engine]) | NOT_ABBREVIATIONS.get(engine, frozenset())
+    for flag, name in UNSURE.get(engine, {}).items():
+        found.setdefault(flag, set()).add(name)
     return {prefix: tuple(sorted(names)) for prefix, names in found.items() if prefix not in skip}
 
 

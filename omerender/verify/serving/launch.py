@@ -31,6 +31,8 @@ PREFIXES = frozenset({"exec", "nohup", "env"})
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 FIELD_LABEL = re.compile(r"^metadata\.labels\['([^']*)'\]$")
 MAX_TOKENS = 20_000  # a longer command line is not read (bounded work on untrusted input)
+MAX_SCRIPT = 65_536  # characters of a sh -c script read at most (the shell-like split is Python, char by char)
+MAX_VALUE = 65_536  # characters variables may expand to in one argument; more is unknown
 
 
 class Token(NamedTuple):
@@ -94,19 +96,27 @@ def expand(text: str, env: Env) -> str | None:
     (Kubernetes leaves an undefined reference as text, which no engine option takes as meant)."""
     if "$" not in text:
         return text
-    unknown = False
+    return _replaced(KUBE_REF, text, env)
+
+
+def _replaced(pattern: re.Pattern[str], text: str, env: Env) -> str | None:
+    """``text`` with each match of ``pattern`` (its group 1 a variable's name, ``$$`` a ``$``) replaced by the
+    variable's value; None when one is unknown, or when the values come to more than ``MAX_VALUE`` characters
+    (bounded memory: values may repeat one another)."""
+    unknown, size = False, 0
 
     def swap(match: re.Match[str]) -> str:
-        nonlocal unknown
+        nonlocal unknown, size
         if match.group(0) == "$$":
             return "$"
-        value = env.get(match.group(1))
-        if value is None:
+        value = None if unknown else env.get(match.group(1))
+        size += len(value) if value is not None else 0
+        if value is None or size > MAX_VALUE:
             unknown = True
             return ""
         return value
 
-    out = KUBE_REF.sub(swap, text)
+    out = pattern.sub(swap, text)
     return None if unknown else out
 
 
@@ -128,13 +138,14 @@ def _shell_expand(word: str, env: Env) -> str | None:
         return word
     if "`" in word:
         return None
-    unknown = False
+    unknown, size = False, 0
 
     def swap(match: re.Match[str]) -> str:
-        nonlocal unknown
+        nonlocal unknown, size
         name = match.group(1) or match.group(2)
-        value = env.get(name) if name else None
-        if value is None:
+        value = env.get(name) if name and not unknown else None
+        size += len(value) if value is not None else 0
+        if value is None or size > MAX_VALUE:
             unknown = True
             return ""
         return value
@@ -379,20 +390,7 @@ def _shape(command: tuple[Any, ...] | None, args: tuple[Any, ...] | None, image:
 
 
 def _substitute(text: str, env: Env) -> str | None:
-    if MARK not in text:
-        return text
-    unknown = False
-
-    def swap(match: re.Match[str]) -> str:
-        nonlocal unknown
-        value = env.get(match.group(1))
-        if value is None:
-            unknown = True
-            return ""
-        return value
-
-    out = MARKED.sub(swap, text)
-    return None if unknown else out
+    return text if MARK not in text else _replaced(MARKED, text, env)
 
 
 def _bind(shape: Launch, env: Env) -> Launch | None:
@@ -442,7 +440,7 @@ def read(container: dict[str, Any], env: Env) -> Launch | None:
     script = _shell_script(texts)
     if script is not None:
         text = texts[script]
-        if text is None:
+        if text is None or len(text) > MAX_SCRIPT:
             return None
         commands = _script_words(text, env)
         if commands is None:

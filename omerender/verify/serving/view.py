@@ -56,6 +56,7 @@ class Pod:
     _env: Env | None = field(default=None, repr=False)
     _launch: Launch | bool | None = field(default=False, repr=False)  # False: not read yet
     _gpus: int | bool | None = field(default=False, repr=False)
+    _items: dict[tuple[str, str, str], dict[Any, Place]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         containers = self.spec.get("containers")
@@ -156,12 +157,17 @@ class Pod:
         return places
 
     def item_place(self, container: str, field_name: str, key: str, value: Any) -> Place | None:
-        """The first source writing the item of a container's list ``field_name`` whose ``key`` is ``value``."""
-        for place in self.container_places(container):
-            for i, item in enumerate(get(place.source.body, (*place.keys, field_name)) or []):
-                if isinstance(item, dict) and item.get(key) == value:
-                    return Place(place.source, (*place.keys, field_name, i))
-        return None
+        """The first source writing the item of a container's list ``field_name`` whose ``key`` is ``value``
+        (an index of the container's items, made once: a pod may hold thousands)."""
+        index = self._items.get((container, field_name, key))
+        if index is None:
+            index = self._items[(container, field_name, key)] = {}
+            for place in self.container_places(container):
+                for i, item in enumerate(get(place.source.body, (*place.keys, field_name)) or []):
+                    found = item.get(key) if isinstance(item, dict) else None
+                    if isinstance(found, (str, int)) and not isinstance(found, bool):
+                        index.setdefault(found, Place(place.source, (*place.keys, field_name, i)))
+        return index.get(value) if isinstance(value, (str, int)) else None
 
     def part_place(self) -> Place | None:
         """The pod's part (``engineConfig``, ``engineConfig.leader``, ...) in the chain's leaf-most runtime that

@@ -42,10 +42,12 @@ def run(view: ServingView) -> Iterator[Finding]:
             for ci, container in enumerate(pod.spec.get(field) or []):
                 if not isinstance(container, dict):
                     continue
+                reported: set[str] = set()  # each volume once per container
                 for mi, mount in enumerate(container.get("volumeMounts") or []):
                     name = mount.get("name") if isinstance(mount, dict) else None
-                    if not isinstance(name, str) or not name or name in volumes:
+                    if not isinstance(name, str) or not name or name in volumes or name in reported:
                         continue
+                    reported.add(name)
                     where = field_path((*pod.path, field, ci, "volumeMounts", mi, "name"))
                     message = (
                         f"{pod.where} pod of runtime {view.runtime}: container {container.get('name')} mounts volume "
