@@ -31,7 +31,8 @@ def check(ctx: Context, objects: list[dict[str, Any]], universe: Universe, polic
             continue
         for finding in entry.run(made):
             found.append(silencing.apply(finding, _located(made, finding), ctx.sources, policy))
-    if policy.mode != "off":  # the chain's once per run: it is the same for every InferenceService on its leaf
+    if policy.mode != "off" and ctx.once("serving-annotated", universe, None, functools.partial(_annotated, universe)):
+        # the chain's once per run: it is the same for every InferenceService on its leaf
         isvc, chain = ctx.sources[0], ctx.sources[1:]
         found += silencing.annotation_problems(isvc) if silencing.annotated(isvc) else []
         if chain:
@@ -39,6 +40,11 @@ def check(ctx: Context, objects: list[dict[str, Any]], universe: Universe, polic
             same = len(known) == len(chain) and all(a is b for a, b in zip(known, chain, strict=True))
             found += problems if same else _chain_problems(chain)[1]  # a locked snapshot's chain differs
     return found
+
+
+def _annotated(universe: Universe) -> bool:
+    """Whether any runtime or InferenceService of the inputs has an ignore-check annotation."""
+    return any(silencing.annotated(obj) for obj in [*universe.all_runtimes(), *universe.isvcs.values()])
 
 
 def _chain_problems(chain: tuple[Obj, ...]) -> tuple[tuple[Obj, ...], list[Diagnostic]]:

@@ -181,8 +181,11 @@ def _node_gpus(pod: Pod) -> int:
 
 
 def _capacity(view: ServingView, pod: Pod) -> Iterator[Finding]:
-    gpus, most = pod.gpus, _node_gpus(pod)
-    if gpus is None or gpus <= most:
+    gpus = pod.gpus
+    if gpus is None or gpus <= NODE_GPUS:
+        return
+    most = _node_gpus(pod)
+    if gpus <= most:
         return
     yield Finding(
         codes.GPU_PARALLELISM,

@@ -140,7 +140,7 @@ def _path_findings(view: ServingView, pod: Pod, launch: Launch, container: dict[
 def run(view: ServingView) -> Iterator[Finding]:
     for pod in view.pods:
         launch, container = pod.launch, pod.container
-        if launch is None or container is None:
+        if launch is None or container is None or not any(p in container for p in PROBES):
             continue
         yield from _port_findings(view, pod, launch, container)
         yield from _host_findings(view, pod, launch, container)
