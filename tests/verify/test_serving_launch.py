@@ -232,3 +232,16 @@ def test_values_that_grow_without_bound_are_unknown() -> None:
 def test_a_script_too_long_to_read_is_not_read() -> None:
     script = "python3 -m sglang.launch_server --tp-size 4 " + "--x y " * 20_000
     assert read({"command": ["sh", "-c", script]}, {}) is None
+
+
+@pytest.mark.parametrize("name", ["serve", "sglang", "launch_server", "python3", "llama"])
+def test_the_inference_service_name_in_a_command_reads_as_the_command(name: str) -> None:
+    from omerender.verify.serving.launch import read_shared
+
+    for command in (
+        [*SGLANG, "--tp-size", "2", f"--served-model-name={name}"],
+        ["vllm", "serve", "/m", "-tp", "2", "--served-model-name", f"{name}-x"],
+    ):
+        full, shared = read({"command": command}, {}), read_shared({"command": command}, {}, (name,))
+        assert full is not None and shared is not None
+        assert (shared.engine, shared.values) == (full.engine, full.values)

@@ -382,7 +382,7 @@ def _shape(command: tuple[Any, ...] | None, args: tuple[Any, ...] | None, image:
     if found is None:  # no engine: unless a variable names the program or its module, or sits in a script
         head = [str(item) for item in (command or args or ())[:4]]
         named = head[:1] + (head[head.index("-m") + 1 : head.index("-m") + 2] if "-m" in head else [])
-        variable = any("$" in word or MARK in word for word in named)
+        variable = any("$" in word for word in named) or any(MARK in word for word in head)  # a masked name
         return FALLBACK if dollars and (variable or head[:1] in SHELL_HEADS) else None
     if found.script and "$(" in found.script:
         return FALLBACK  # the kubelet expands a script before the shell splits it: a value may split it otherwise

@@ -94,7 +94,11 @@ def _port_findings(view: ServingView, pod: Pod, launch: Launch, container: dict[
 
 def _host_findings(view: ServingView, pod: Pod, launch: Launch, container: dict[str, Any]) -> Iterator[Finding]:
     host = launch.text("host")
-    probes = [p for p in PROBES if isinstance(container.get(p), dict) and not _probed_in_pod(container[p])]
+    probes = [
+        p
+        for p in PROBES
+        if isinstance(container.get(p), dict) and not _probed_in_pod(container[p]) and not _added_by_ome(pod, p)
+    ]  # the probes written in the inputs (OME's default TCP probe is checked for its port only)
     if host is None or host not in LOOPBACK or not probes:
         return
     default = "" if launch.given("host") else f" (the {launch.engine} default)"
