@@ -60,6 +60,8 @@ class Launch:
     consumed: set[int] = field(default_factory=set, repr=False)
     after_unknown: set[int] = field(default_factory=set, repr=False)
     script: str | None = field(default=None, repr=False)  # the script the arguments come from, as written
+    risky: list[int] = field(default_factory=list, repr=False)  # a shape's texts whose values may change the parse
+    marked: list[str] = field(default_factory=list, repr=False)  # a shape's options whose values hold variables
 
     def value(self, name: str) -> str | list[str] | bool | None:
         """The option's value: given, else its default; None when unknown."""
@@ -386,7 +388,18 @@ def _shape(command: tuple[Any, ...] | None, args: tuple[Any, ...] | None, image:
         return FALLBACK if dollars and (variable or head[:1] in SHELL_HEADS) else None
     if found.script and "$(" in found.script:
         return FALLBACK  # the kubelet expands a script before the shell splits it: a value may split it otherwise
+    for i, text in enumerate(found.texts):
+        if text is None or MARK not in text or i in found.consumed:
+            continue
+        if text.startswith("-") and MARK not in text.partition("=")[0]:
+            continue  # an option whose name is written out: its value does not change how it parses
+        found.risky.append(i)
+    found.marked = [k for k, v in found.values.items() if isinstance(v, (str, list)) and _holds_mark(v)]
     return found
+
+
+def _holds_mark(value: str | list[str]) -> bool:
+    return MARK in value if isinstance(value, str) else any(MARK in item for item in value)
 
 
 def _substitute(text: str, env: Env) -> str | None:
@@ -394,17 +407,17 @@ def _substitute(text: str, env: Env) -> str | None:
 
 
 def _bind(shape: Launch, env: Env) -> Launch | None:
-    """``shape`` with its variables' values from ``env``; None when a value changes how the arguments parse."""
-    for i, text in enumerate(shape.texts):
-        if text is None or MARK not in text or i in shape.consumed:
-            continue
-        if text.startswith("-") and MARK not in text.partition("=")[0]:
-            continue  # an option whose name is written out: its value does not change how it parses
-        real = _substitute(text, env)
+    """``shape`` with its variables' values from ``env`` (``shape`` itself when it has none); None when a value
+    changes how the arguments parse."""
+    if not shape.risky and not shape.marked:
+        return shape  # read only, the same for every pod
+    for i in shape.risky:
+        real = _substitute(str(shape.texts[i]), env)
         if (real is None and i not in shape.after_unknown) or _looks_like_option(real):
             return None
-    values: dict[str, str | list[str] | bool | None] = {}
-    for name, value in shape.values.items():
+    values = dict(shape.values)
+    for name in shape.marked:
+        value = values[name]
         if isinstance(value, str):
             values[name] = _substitute(value, env)
         elif isinstance(value, list):
@@ -412,8 +425,6 @@ def _bind(shape: Launch, env: Env) -> Launch | None:
             if any(_looks_like_option(v) for v in each):
                 return None  # the real value would end the option's list
             values[name] = None if any(v is None for v in each) else [v for v in each if v is not None]
-        else:
-            values[name] = value
     return Launch(shape.engine, values, shape.tokens, shape.open)
 
 
