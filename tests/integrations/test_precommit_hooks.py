@@ -137,3 +137,19 @@ def test_lock_check_hook_fails_while_the_lock_is_stale(tmp_path: Path, hook_env:
     _git(project, "add", "-A")
     stale = _try_repo(project, hook_env, "omerender-lock-check")
     assert stale.startswith("exit 1\n") and "Failed" in stale, stale
+
+
+def test_check_hook_fails_on_a_serving_error_the_settings_file_turns_down(
+    tmp_path: Path, hook_env: tuple[Path, dict[str, str]]
+) -> None:
+    project = _project(tmp_path)
+    runtime = project / "manifests" / "runtime.yaml"
+    runtime.write_text(runtime.read_text(encoding="utf-8").replace("--tp-size=1", "--tp-size=2"), encoding="utf-8")
+    _git(project, "add", "-A")
+    bad = _try_repo(project, hook_env, "omerender-check")
+    assert bad.startswith("exit 1\n") and "Failed" in bad, bad
+    assert "error: [gpu-parallelism] engine of runtime sglang-llama-3-2-3b: SGLang starts 2 GPU rank(s)" in bad, bad
+    (project / ".omerender.yaml").write_text("serving-checks: warn\n", encoding="utf-8")
+    _git(project, "add", "-A")
+    warned = _try_repo(project, hook_env, "omerender-check")
+    assert warned.startswith("exit 0\n") and "Passed" in warned, warned
