@@ -24,7 +24,7 @@ from omerender.diagnostics import ERROR, WARNING
 from omerender.verify.provenance import Place, get
 from omerender.verify.serving.engines import Engine
 from omerender.verify.serving.finding import Check, Finding
-from omerender.verify.serving.view import LEADER, POD, WORKER, Pod, ServingView, selects
+from omerender.verify.serving.view import POD, WORKER, Pod, ServingView, selects
 
 PLAIN = ("selector", "engine")
 PD = (("prefill_selector", "engine"), ("decode_selector", "decoder"))
@@ -182,4 +182,3 @@ def run(view: ServingView) -> Iterator[Finding]:
 
 
 CHECK = Check((codes.ROUTER_DISCOVERY,), run)
-__all__ = ["CHECK", "LEADER"]

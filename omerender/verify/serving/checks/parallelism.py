@@ -22,7 +22,7 @@ from omerender.verify.provenance import Place, get
 from omerender.verify.serving.engines import Engine
 from omerender.verify.serving.finding import Check, Finding
 from omerender.verify.serving.launch import Launch
-from omerender.verify.serving.view import GPU, LEADER, POD, WORKER, Pod, ServingView
+from omerender.verify.serving.view import GPU, LEADER, WORKER, Pod, ServingView
 
 NODE_GPUS = 8
 COMPARED = ("tp", "pp", "dp", "dp_attention", "nnodes", "disaggregation_mode")
@@ -252,4 +252,3 @@ def run(view: ServingView) -> Iterator[Finding]:
 
 
 CHECK = Check((codes.GPU_PARALLELISM,), run)
-__all__ = ["CHECK", "POD", "first"]
