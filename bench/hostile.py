@@ -68,6 +68,43 @@ def many_env(folder: Path, scale: int) -> list[str]:
     return ["build", str(folder), "--kube-version", "none"]
 
 
+def many_undefined_mounts(folder: Path, scale: int) -> list[str]:
+    """The runner mounts 20,000 volumes no one defines: each an error, located in linear time."""
+    example(folder)
+    mounts = "".join(
+        f"        - name: gone-{i:05d}\n          mountPath: /gone/{i:05d}\n" for i in range(20_000 * scale)
+    )
+    _replace(folder, "profile.yaml", "      volumeMounts:\n", "      volumeMounts:\n" + mounts)
+    return ["build", str(folder), "--kube-version", "none", "--max-errors", "3"]
+
+
+def doubling_env(folder: Path, scale: int) -> list[str]:
+    """Each env value twice the one before, 40 times over, and an argument naming the last: 2**40 characters
+    were the kubelet to expand them; the serving checks stop at 64 KiB."""
+    example(folder)
+    entries = "        - name: V0\n          value: " + "x" * 1024 + "\n"
+    entries += "".join(
+        f"        - name: V{i}\n          value: $(V{i - 1})$(V{i - 1})\n" for i in range(1, 40 * scale + 1)
+    )
+    _replace(folder, "runtime.yaml", "      args:\n", "      env:\n" + entries + "      args:\n")
+    _replace(
+        folder,
+        "profile.yaml",
+        "        - --port=8080\n",
+        f"        - --port=8080\n        - --nnodes=$(V{40 * scale})\n",
+    )
+    return ["build", str(folder), "--kube-version", "none"]
+
+
+def long_script(folder: Path, scale: int) -> list[str]:
+    """A 6 MB sh -c script: the serving checks do not split a script over 64 KiB."""
+    example(folder)
+    script = "python3 -m sglang.launch_server --tp-size 4 " + "--x y " * 1_000_000 * scale
+    _replace(folder, "profile.yaml", "        - python3\n        - -m\n        - sglang.launch_server\n",
+             f"        - sh\n        - -c\n        - '{script}'\n")  # fmt: skip
+    return ["build", str(folder), "--kube-version", "none"]
+
+
 def curly_arg(folder: Path, scale: int) -> list[str]:
     example(folder)
     _replace(folder, "runtime.yaml", "        - --tp-size=1\n", f"        - '{'{{' * 32_768 * scale}'\n")
@@ -140,6 +177,9 @@ CASES = [
     Case("lock: 100k nested [", lock_nested),
     Case("runtime with 16,000 env entries", many_env),
     Case("65 KB arg of repeated {{", curly_arg),
+    Case("runner mounting 20,000 undefined volumes", many_undefined_mounts),
+    Case("env values doubling 40 times", doubling_env),
+    Case("6 MB sh -c script", long_script),
     Case("32,000-digit modelParameterSize", long_size),
     Case("FIFO as --model-metadata", fifo_metadata),
     Case("/dev/zero as --model-metadata", zero_metadata),

@@ -342,6 +342,61 @@ FACTOR_AUTO_SELECT = _code(
     "spec: When the merged spec applies",
 )
 
+# Serving-aware checks (docs/serving-checks.md): what the rendered engine arguments, GPUs, probes and selectors do in
+# a cluster. ``serving-checks``, .omerender.yaml exemptions and ignore-check.omerender.io annotations act on
+# SERVING_CHECKS; volume-mount-undefined is the API server's rule and cannot be silenced.
+VOLUME_MOUNT_UNDEFINED = _code(
+    "volume-mount-undefined",
+    ERROR,
+    "a container mounts a volume its pod template does not define (LeaderWorkerSet leader and worker apart)",
+    "Kubernetes API server validation",
+)
+GPU_PARALLELISM = _code(
+    "gpu-parallelism",
+    ERROR,
+    "the GPUs an engine's parallelism starts differ from the pod's GPU limit, or --nnodes from the group size",
+    "SGLang server_args.py, vLLM arg_utils.py",
+)
+PROBE_TARGET = _code(
+    "probe-target",
+    ERROR,
+    "a probe on a port the server does not listen on, or on a path the engine does not serve",
+    "SGLang, vLLM and SGLang router HTTP servers",
+)
+ROUTER_DISCOVERY = _code(
+    "router-discovery",
+    ERROR,
+    "a router selector that matches no engine pod, or LeaderWorkerSet workers, or the wrong discovery port",
+    "SGLang router service discovery; OME external_service_reconciler.go",
+)
+PD_PAIRING = _code(
+    "pd-pairing",
+    ERROR,
+    "a prefill engine without a decode-mode decoder or a --pd-disaggregation router, or the reverse",
+    "SGLang disaggregation; OME utils/merging.go",
+)
+SHM_MISSING = _code(
+    "shm-missing",
+    WARNING,
+    "a multi-GPU or multi-node engine without hostIPC or a /dev/shm volume (NCCL needs more than 64 MiB)",
+    "NCCL shared memory",
+)
+SERVED_MODEL_NAME = _code(
+    "served-model-name",
+    WARNING,
+    "an engine's --served-model-name names the storage repository of another model in the inputs",
+    "SGLang and vLLM --served-model-name",
+)
+IGNORE_CHECK = _code(
+    "ignore-check",
+    WARNING,
+    "an ignore-check.omerender.io annotation without a reason, or naming no check it can silence",
+)
+SERVING_CHECKS = frozenset(
+    {GPU_PARALLELISM, PROBE_TARGET, ROUTER_DISCOVERY, PD_PAIRING, SHM_MISSING, SERVED_MODEL_NAME}
+)
+UNSILENCEABLE = frozenset({VOLUME_MOUNT_UNDEFINED})
+
 FALLBACK = _code("omerender", ERROR, "a finding without a more specific code")
 
 

@@ -18,6 +18,7 @@ from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import ParseMany, empty_inputs, load
+from omerender.load.serving_rules import ServingPolicy
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
@@ -136,12 +137,14 @@ def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
     from omerender.render import components  # here: tree and status never render (start-up)
     from omerender.render.context import Context
     from omerender.verify import apiserver, rejections
+    from omerender.verify.serving import checking as serving
 
     sources = (isvc, *reversed(chain.runtimes))
     ctx = Context(isvc, body, model, runtime.name, spec, sources, ingress=result.controller.ingress, once=result.once)
     objects = components.render_all(ctx, result.universe)
     result.diagnostics.extend(rejections.pod_rejections(ctx, objects))
     result.diagnostics.extend(apiserver.apiserver_rejections(ctx, objects))
+    result.diagnostics.extend(serving.check(ctx, objects, result.universe, result.serving))
     result.diagnostics.extend(ctx.problems)
     return objects
 
@@ -217,8 +220,19 @@ def resolve_inputs(
     )
     result.diagnostics.extend(load_problems + checked.diagnostics + duplicates + chain_problems + config_problems)
     result.diagnostics.extend(settles.problems)
+    result.serving, rule_problems = serving_policy(options)
+    result.diagnostics.extend(rule_problems)
     result.diagnostics.extend(lints.runtime_lints(universe, chains))
     return result
+
+
+def serving_policy(options: BuildOptions) -> tuple[ServingPolicy, list[Diagnostic]]:
+    """How the serving checks run: the serving-checks setting, and the settings file's exemptions and severities."""
+    if options.serving_rules is None:
+        return ServingPolicy(options.serving_checks), []
+    from omerender.load import serving_rules
+
+    return serving_rules.read(options.serving_rules, options.serving_checks)
 
 
 def status(
@@ -331,5 +345,7 @@ def options_from(settings: Settings, **rest: Any) -> BuildOptions:
         "controller_config": settings.controller_config,
         "fail_empty_input": settings.fail_empty_input,
         "keep_last_good": settings.keep_last_good,
+        "serving_checks": settings.serving_checks,
+        "serving_rules": settings.config,
     }
     return BuildOptions(**{**fields, **rest})

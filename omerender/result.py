@@ -17,6 +17,7 @@ from omerender.diagnostics import Diagnostic, has_errors
 from omerender.lifecycle.settle import Lifecycle
 from omerender.load.bounded import Budget
 from omerender.load.controller_config import ControllerConfig
+from omerender.load.serving_rules import ServingPolicy
 from omerender.resolve.index import Universe
 from omerender.resolve.inherit import Chain
 
@@ -38,6 +39,8 @@ class BuildOptions:
     fail_empty_input: bool = False  # an input PATH holding no OME object is an error, not a warning
     budget: Budget | None = None  # what the run may read in all (load.bounded); made on first use
     parse_jobs: int = 1  # processes that may parse the inputs (load.reader.PARSE_LEAST_BYTES says from when)
+    serving_checks: str = "on"  # on, warn or off (omerender.verify.serving)
+    serving_rules: str | None = None  # the settings file whose serving-check exemptions and severities apply
 
     def run_budget(self) -> Budget:
         if self.budget is None:
@@ -54,6 +57,7 @@ class BuildResult:
     lifecycle: Lifecycle = field(default_factory=Lifecycle)  # locked snapshots, pins, drift; no lock: all live
     load_errors: list[Diagnostic] = field(default_factory=list)  # inputs that could not be read: a partial universe
     controller: ControllerConfig = field(default_factory=ControllerConfig)
+    serving: ServingPolicy = field(default_factory=ServingPolicy)  # how the serving checks run and report
 
     memo: dict[tuple[str, int, int], tuple[object, object, Any]] = field(default_factory=dict, repr=False)
 

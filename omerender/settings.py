@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from omerender.codes import SERVING_CHECKS
 from omerender.constants import (
     DEFAULT_KUBE_VERSION,
     DEFAULT_MAX_FILE_BYTES,
@@ -31,6 +32,7 @@ from omerender.names import DNS_LABEL_MAX, DNS_LABEL_PATTERN, clip, is_dns_label
 RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough", "inputs"
 EMIT_KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)  # --emit: what a build prints (output.emit)
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
+SERVING_CHECK_MODES = ("on", "warn", "off")
 REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # --report-format (output.reporters)
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
@@ -182,6 +184,17 @@ SETTINGS: tuple[Spec, ...] = (
         pattern=KUBE_VERSION_PATTERN,
         routes=EVERY,
         commands=("build", "status", "factor"),
+    ),
+    Spec(
+        stem="serving-checks",
+        kind=Kind.CHOICE,
+        default="on",
+        help="Serving-aware checks of the rendered pods (GPUs, engine arguments, probes, router selectors; "
+        "docs/serving-checks.md): on (their errors fail the build), warn (reported as warnings) or off. "
+        "volume-mount-undefined, an API-server rejection, stays an error.",
+        choices=SERVING_CHECK_MODES,
+        routes=EVERY,
+        commands=("build", "effective", "lock", "diff", "tree", "graph", "factor"),
     ),
     Spec(
         stem="emit",
@@ -339,6 +352,32 @@ SETTINGS: tuple[Spec, ...] = (
 BY_STEM = {spec.stem: spec for spec in SETTINGS}
 READS = ("search-path", "model-metadata", "controller-config", "lock-file")
 """The settings that name files or folders to read: from a settings file, each stays inside the repository."""
+# Keys of .omerender.yaml that no other route takes, structured, read with their positions by
+# omerender.load.serving_rules (docs/serving-checks.md); here for the file's schema.
+FILE_ONLY_KEYS: dict[str, dict[str, Any]] = {
+    "serving-check-exemptions": {
+        "type": "array",
+        "description": "Serving checks not to report for an InferenceService or runtime, each with its reason.",
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["kind", "name", "codes", "reason"],
+            "properties": {
+                "kind": {"type": "string", "enum": ["InferenceService", "ClusterServingRuntime", "ServingRuntime"]},
+                "namespace": {"type": "string", "description": "Any namespace when not given."},
+                "name": {"type": "string", "minLength": 1},
+                "codes": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": sorted(SERVING_CHECKS)}},
+                "reason": {"type": "string", "minLength": 1},
+            },
+        },
+    },
+    "serving-check-severity": {
+        "type": "object",
+        "description": "The severity of every finding of a serving check.",
+        "propertyNames": {"enum": sorted(SERVING_CHECKS)},
+        "additionalProperties": {"type": "string", "enum": ["error", "warning", "info"]},
+    },
+}
 RENDERING = tuple(s.stem for s in SETTINGS if Route.ARGOCD in s.routes)
 """The settings that change what is rendered or checked: every route takes each of them."""
 PATH_KINDS = (Kind.PATH, Kind.PATHS)
@@ -355,6 +394,7 @@ class Settings:
     lock_file: str | None = None
     validate: ValidationMode = ValidationMode.STRICT  # whichever route gave it as text
     kube_version: str | None = DEFAULT_KUBE_VERSION
+    serving_checks: str = "on"
     emit: tuple[str, ...] = (RENDERED,)
     max_errors: int | None = None
     fail_empty_input: bool = False
@@ -601,6 +641,7 @@ def json_schema() -> dict[str, Any]:
                     if isinstance(spec.default, tuple) else {} if spec.default is None else {"default": spec.default})}
         for spec in for_route(Route.FILE)
     }  # fmt: skip
+    properties.update(FILE_ONLY_KEYS)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"{SCHEMA_ID_BASE}omerender-settings.schema.json",

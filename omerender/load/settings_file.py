@@ -27,6 +27,7 @@ from omerender.names import clip
 from omerender.paths import is_within, repository_of, symlink_below
 from omerender.settings import (
     BY_STEM,
+    FILE_ONLY_KEYS,
     PATH_KINDS,
     READS,
     SETTINGS_FILE,
@@ -129,7 +130,7 @@ def _entry(path: str, root: str, key: yaml.Node, value: yaml.Node, data: object)
             f"it): pass --{stem} on the command line",
         )
     if spec is None or Route.FILE not in spec.routes:
-        known = ", ".join(s.stem for s in for_route(Route.FILE))
+        known = ", ".join([*(s.stem for s in for_route(Route.FILE)), *FILE_ONLY_KEYS])
         raise _Refused(key, f"unknown setting {clip(stem)!r} in {SETTINGS_FILE}; known: {known}")
     try:
         written = str(value.value) if isinstance(value, yaml.ScalarNode) else None
@@ -199,6 +200,8 @@ def read(path: str, root: str | None = None, budget: Budget | None = None) -> tu
     values: dict[str, object] = {}
     problems: list[Diagnostic] = []
     for key, value in node.value:
+        if key.value in FILE_ONLY_KEYS:
+            continue  # read, with their positions, by load.serving_rules when a build runs the serving checks
         try:
             stem, typed = _entry(path, top, key, value, data.get(key.value))
         except _Refused as refused_entry:

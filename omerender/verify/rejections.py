@@ -4,7 +4,7 @@ The spec warns that a merged chain can produce what Kubernetes rejects only when
 creates the workload: a request raised above an inherited limit, and a volume, env var or probe
 that ends up with two kinds of source or handler. Duplicate or invalid names (containers,
 volumes, ports, objects) fail the same way. (A mount of a volume the pod lacks is
-``components._check_mounts``'s.) Each finding is an error located where the
+``verify.serving.checks.volumes``'s.) Each finding is an error located where the
 offending value was written, naming the source (runtime or InferenceService) of each side; an
 ``$(VAR)`` no env entry defines is a warning, as Kubernetes leaves it unexpanded.
 """

@@ -168,8 +168,15 @@ BROKEN = {
         ":63:11: error: [placeholder] failed to reconcile pod spec: failed to replace placeholders in container: "
         "unsupported template action ",
     ),
+    # Engine probes on the SGLang router's /readiness and /liveness, which the SGLang server does not serve (the
+    # serving check probe-target; tests/corpus/test_serving_corpus.py lists every serving finding of the corpus).
+    "srt-e5-7b-mistral-instruct": (
+        "srt/e5-mistral-7b-instruct-rt.yaml",
+        ":70:17: error: [probe-target] engine of runtime srt-e5-7b-mistral-instruct: readinessProbe asks for "
+        "/readiness, which the SGLang router serves and SGLang does not (404)",
+    ),
 }
-# srt-deepseek-rdma's leader mounts volumes dshm and devinf that only its worker defines.
+# srt-deepseek-rdma's leader mounts volumes dshm and devinf that only its worker defines (volume-mount-undefined).
 NO_LEADER_VOLUMES = "srt-deepseek-rdma"
 
 
@@ -209,16 +216,25 @@ def test_broken_runtimes_fail_with_a_located_error(run_cli, tmp_path: Path, runt
 
 
 def test_leader_without_volumes_is_rendered_as_ome_builds_it(run_cli, tmp_path: Path) -> None:
-    """OME builds the leader pod from engineConfig.leader alone, so its mounts of dshm and devinf dangle."""
+    """OME builds the leader pod from engineConfig.leader alone, so its mounts of dshm and devinf dangle: the API
+    server refuses the leader template (volume-mount-undefined), and the objects are rendered as OME builds them."""
     pair = next(p for p in accepted_pairs() if p[0] == NO_LEADER_VOLUMES)
     (tmp_path / "isvc.yaml").write_text(
         yaml.safe_dump(isvc("rdma", pair[1], NO_LEADER_VOLUMES, pair[3])), encoding="utf-8"
     )
     result = build(run_cli, tmp_path, *kept_runtime_files(), *model_files())
-    if result.exit_code:  # a Kubernetes-rejection check may turn the dangling mounts into errors
-        assert [line for line in result.stderr.splitlines() if ": error: " in line and '"dshm"' in line], result.stderr
-        return
-    [lws] = [d for d in yaml.load_all(result.stdout, Loader=yaml.CSafeLoader) if d and d["kind"] == "LeaderWorkerSet"]
+    assert result.exit_code == 1 and result.stdout == ""
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    runtime = OME / "runtimes" / "srt" / "deepseek-rdma-rt.yaml"
+    assert [line.split(": error: ")[0] for line in errors] == [f"{runtime}:164:13", f"{runtime}:166:13"]
+    assert all("[volume-mount-undefined]" in line for line in errors)
+    assert [line.split('mounts volume "')[1].split('"')[0] for line in errors] == ["dshm", "devinf"]
+    from omerender.pipeline import build as build_objects
+    from omerender.result import BuildOptions
+
+    paths = [str(tmp_path), *map(str, kept_runtime_files()), *map(str, model_files())]
+    built = build_objects(paths, BuildOptions(model_metadata=str(METADATA)))
+    [lws] = [d for d in built.objects if d["kind"] == "LeaderWorkerSet"]
     leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
     worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]
     assert [v["name"] for v in leader["volumes"]] == [pair[1]]

@@ -73,6 +73,35 @@ BROKEN = {
     # validating webhook selects for an engine without runtime or runner image and refuses it
     # (inference_service_validation.go:116-122,372-381,411-415).
     "isvc/meta/llama3-1-70b-instruct.yaml": {"RuntimeSelectionError"},
+    # The runtime the deepseek-r1 sample names (srt-deepseek-rdma, in the default kustomization): its LeaderWorkerSet
+    # leader mounts dshm and devinf, which only engineConfig.worker defines. OME builds the leader pod from
+    # engineConfig.leader alone (pkg/controller/v1beta1/inferenceservice/components/engine.go:269-312), so the API
+    # server refuses the StatefulSet LeaderWorkerSet makes for the leaders (volumeMounts[0].name: Not found) and
+    # no group starts.
+    "runtimes/srt/deepseek-rdma-rt.yaml": {"volume-mount-undefined"},
+}
+SERVING = ("volume-mount-undefined", "gpu-parallelism", "probe-target", "router-discovery", "pd-pairing")
+SERVING += ("shm-missing", "served-model-name", "ignore-check")
+# Every serving check's finding on the upstream samples (docs/serving-checks.md): (sample, or the file of the
+# runtime the finding is located in; line; column; severity; code), each a true problem, read by hand. A finding at a
+# runtime's line is reported once, however many samples use the runtime.
+SERVING_FINDINGS = {
+    # deepseek-r1 declares no router, though its runtime srt-deepseek-rdma has one: OME's external Service then
+    # selects every engine pod (external_service_reconciler.go:113-134), the LeaderWorkerSet's worker too, whose node
+    # rank serves no HTTP. Located at the sample's spec (the line of the generated file holding it).
+    ("isvc/deepseek-ai/deepseek-r1.yaml", 9, 5, "warning", "router-discovery"),
+    # srt-deepseek-rdma: the two undefined mounts above; the same leader has 8 GPUs, no hostIPC and no usable
+    # /dev/shm volume; and it answers as deepseek-ai/DeepSeek-V3, model deepseek-v3's repository, while the sample
+    # serves deepseek-r1.
+    ("runtimes/srt/deepseek-rdma-rt.yaml", 164, 13, "error", "volume-mount-undefined"),
+    ("runtimes/srt/deepseek-rdma-rt.yaml", 166, 13, "error", "volume-mount-undefined"),
+    ("runtimes/srt/deepseek-rdma-rt.yaml", 91, 7, "warning", "shm-missing"),
+    ("runtimes/srt/deepseek-rdma-rt.yaml", 144, 13, "warning", "served-model-name"),
+    # The five Qwen2.5 samples (3B to 72B) auto-select srt-deepseek-r1-distill-qwen-14b (no modelSizeRange) and are
+    # served as deepseek-ai/DeepSeek-R1-Distill-Qwen-14B, model deepseek-r1-distill-qwen-14b's repository.
+    ("runtimes/srt/deepseek-ai/deepseek-r1-distill-qwen-14b-rt.yaml", 57, 11, "warning", "served-model-name"),
+    # The llama-4-maverick sample's runtime asks for 16 GPUs in one pod (--tp 16): no node of 8 GPUs holds it.
+    ("runtimes/srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 82, 27, "warning", "gpu-parallelism"),
 }
 
 pytestmark = pytest.mark.skipif(not OME.is_dir(), reason="../shared/ome (OME's corpus) is not present")
@@ -223,9 +252,14 @@ def _swap_in_kustomization(folder: Path, swaps: dict[Path, Path]) -> None:
     kustomization.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
-def _build_samples(repo: Path, samples: list[tuple[str, dict[str, Any]]], errors: dict[str, set[str]]) -> None:
+def _build_samples(
+    repo: Path,
+    samples: list[tuple[str, dict[str, Any]]],
+    errors: dict[str, set[str]],
+    serving: set[tuple[str, int, int, str, str]],
+) -> None:
     """Build the samples in batches through the CLI, collecting the error codes each gets (by sample, else by
-    the file the error is in)."""
+    the file the error is in), and every serving check's finding."""
     for number, batch in enumerate(_batches(samples)):
         folder = repo / f"apps-{number}"
         for index, (name, doc) in enumerate(batch):
@@ -237,6 +271,13 @@ def _build_samples(repo: Path, samples: list[tuple[str, dict[str, Any]]], errors
         )
         assert proc.returncode in (0, 1), proc.stderr[:3000]
         for line in proc.stderr.splitlines():
+            where, _, rest = line.partition(": ")
+            severity, _, text = rest.partition(": [")
+            if text.split("]", 1)[0] in SERVING:
+                path, row, col = where.rsplit(":", 2)
+                if path.startswith(folder.name + "/"):
+                    path = batch[int(Path(path).name[:3])][0]
+                serving.add((path, int(row), int(col), severity, text.split("]", 1)[0]))
             if ": error: [" in line:
                 path, code = line.split(":", 1)[0], line.split("[", 1)[1].split("]", 1)[0]
                 if path.startswith(folder.name + "/"):
@@ -269,6 +310,7 @@ def test_every_upstream_sample_builds_with_the_shipped_overlay(vendored: Path, t
     _add_to_kustomization(base / "runtimes", used_runtimes)
     assert len(variants) > 1  # upstream's unsloth sample needs its own srt-llama-3-2-11b-vision-instruct file
     errors: dict[str, set[str]] = {}
+    serving: set[tuple[str, int, int, str, str]] = set()
     for number, (swaps, group) in enumerate(sorted(variants.items())):
         repo = base
         if swaps:
@@ -277,7 +319,8 @@ def test_every_upstream_sample_builds_with_the_shipped_overlay(vendored: Path, t
             _swap_in_kustomization(
                 repo / "runtimes", {repo / o.relative_to(base): repo / n.relative_to(base) for o, n in swaps}
             )
-        _build_samples(repo, group, errors)
+        _build_samples(repo, group, errors, serving)
     assert {name: codes for name, codes in errors.items() if name not in BROKEN} == {}
     assert {name: codes for name, codes in errors.items() if name in BROKEN} == BROKEN
+    assert serving == SERVING_FINDINGS
     assert len(samples) - len([n for n in BROKEN if n.startswith("isvc/")]) > 130

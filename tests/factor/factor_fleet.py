@@ -34,6 +34,8 @@ spec:
         - python3
         - -m
         - sglang.launch_server
+        - --host=0.0.0.0
+        - --port=8080
         - --tp-size={tp}
       env:
         - name: HF_HOME

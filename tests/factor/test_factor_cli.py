@@ -41,6 +41,8 @@ spec:
         - python3
         - -m
         - sglang.launch_server
+        - --host=0.0.0.0
+        - --port=8080
         - --model-path=$(MODEL_PATH)
         - --tp-size={tp}  # {comment}
       env:

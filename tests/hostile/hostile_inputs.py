@@ -81,6 +81,18 @@ def curly(folder: Path) -> None:
     bench.curly_arg(folder, 1)
 
 
+def undefined_mounts(folder: Path) -> None:
+    bench.many_undefined_mounts(folder, 1)
+
+
+def doubling_env(folder: Path) -> None:
+    bench.doubling_env(folder, 1)
+
+
+def long_script(folder: Path) -> None:
+    bench.long_script(folder, 1)
+
+
 def long_size(folder: Path) -> None:
     bench.long_size(folder, 1)
 
@@ -144,6 +156,9 @@ GENERATORS: dict[str, Callable[[Path], None]] = {
     "metadata-fifo": metadata_fifo,
     "metadata-dev-zero": example,
     "placeholder-curly-flood": curly,
+    "serving-undefined-mounts": undefined_mounts,
+    "serving-env-doubling": doubling_env,
+    "serving-long-script": long_script,
     "alias-text-bomb": alias_text(1, 20_000, 900),  # 18 MB in one document
     "alias-text-run": alias_text(4, 10_000, 1_300),  # 13 MB in each of four files: 52 MB in all
     "model-size-32000-digits": long_size,

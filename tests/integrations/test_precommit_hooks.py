@@ -156,3 +156,19 @@ def test_check_hook_takes_no_output_location_and_no_link_out_from_the_settings_f
     routed = _try_repo(project, hook_env, "omerender-check")
     assert routed.startswith("exit 1\n") and "pass --report-format text=../post-comment.sh on the command" in routed
     assert not (tmp_path / "post-comment.sh").exists()
+
+
+def test_check_hook_fails_on_a_serving_error_the_settings_file_turns_down(
+    tmp_path: Path, hook_env: tuple[Path, dict[str, str]]
+) -> None:
+    project = _project(tmp_path)
+    runtime = project / "manifests" / "runtime.yaml"
+    runtime.write_text(runtime.read_text(encoding="utf-8").replace("--tp-size=1", "--tp-size=2"), encoding="utf-8")
+    _git(project, "add", "-A")
+    bad = _try_repo(project, hook_env, "omerender-check")
+    assert bad.startswith("exit 1\n") and "Failed" in bad, bad
+    assert "error: [gpu-parallelism] engine of runtime sglang-llama-3-2-3b: SGLang starts 2 GPU rank(s)" in bad, bad
+    (project / ".omerender.yaml").write_text("serving-checks: warn\n", encoding="utf-8")
+    _git(project, "add", "-A")
+    warned = _try_repo(project, hook_env, "omerender-check")
+    assert warned.startswith("exit 0\n") and "Passed" in warned, warned

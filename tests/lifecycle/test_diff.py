@@ -144,7 +144,7 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     edit(
         new / "isvc.yaml",
         "    maxReplicas: 1\n",
-        "    maxReplicas: 3\n    runner:\n      name: ome-container\n      args: [--tp-size=2]\n",
+        "    maxReplicas: 3\n    runner:\n      name: ome-container\n      args: [--chunked-prefill-size=4096]\n",
     )
     done = run_cli("diff", str(demo), str(new), "--format", "json")
     assert done.exit_code == 1, done
@@ -153,7 +153,7 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
     [rollout] = report["rollouts"]
     changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
     args = changes[("Deployment.apps", "spec.template.spec.containers[name=ome-container].args")]
-    assert (args["new"], args["origin"]) == (["--tp-size=2"], "InferenceService/llama-3-2-3b-instruct")
+    assert (args["new"], args["origin"]) == (["--chunked-prefill-size=4096"], "InferenceService/llama-3-2-3b-instruct")
     hpa = [
         c
         for (kind, _), c in changes.items()

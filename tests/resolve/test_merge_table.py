@@ -174,10 +174,11 @@ def test_volume_mounts_merge_by_mount_path(run_cli, write_tree):
     parent["engineConfig"]["runner"]["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
     child = child_spec(
         {
+            "volumes": [{"name": "dshm2", "emptyDir": {"medium": "Memory"}}, {"name": "c", "emptyDir": {}}],
             "runner": {
                 "name": "ome-container",
                 "volumeMounts": [{"name": "dshm2", "mountPath": "/dev/shm"}, {"name": "c", "mountPath": "/cache"}],
-            }
+            },
         }
     )
     mounts = main_container(render(run_cli, write_tree, parent, child))["volumeMounts"]

@@ -1,0 +1,1 @@
+"""The serving checks, one module each; ``omerender.verify.serving.registry`` lists them."""
