@@ -99,6 +99,12 @@ def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> F
     "InferenceService relies on OME selecting one of them.",
 )
 @click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
+@click.option(
+    "--cluster-profiles",
+    is_flag=True,
+    help="Give ServingRuntimes ClusterServingRuntime profiles too [default: a ServingRuntime profile in their "
+    "namespace]; refused when a runtime anywhere in the repository has the profile's name.",
+)
 @settings_options("factor")
 @guard
 def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
@@ -124,6 +130,8 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
         deep=not flags["no_class_profiles"],
         convert_auto_selected=flags["convert_auto_selected"],
         search_paths=list(settings.search_path),
+        cluster_profiles=flags["cluster_profiles"],
+        settings_file=settings.config,
     )
     folder = journal.folder_of(list(paths))
     if flags["in_place"]:  # one lock from before the read until the change is in place
