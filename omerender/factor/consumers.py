@@ -28,6 +28,7 @@ from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.factor.homes import Homes
 from omerender.factor.kustomization import reaches
+from omerender.factor.locks import Relocked, relocked
 from omerender.factor.plan import Profile
 from omerender.factor.proof import prove
 from omerender.load.bounded import Budget
@@ -112,6 +113,7 @@ class Proved:
     unchanged: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)
+    locks: list[Relocked] = field(default_factory=list)  # the apps' locks the change alters (``locks``)
 
 
 def prove_apps(
@@ -152,6 +154,8 @@ def prove_apps(
             differences.append(_unread(app, search_paths, profiles, sorted(change.profiles)))
         proved.problems.extend(differences)
         proved.built.append(app)
+        lock = relocked(old, new, [app], search_paths)
+        proved.locks += [lock] if lock is not None else []
     return proved
 
 

@@ -20,6 +20,7 @@ from omerender.factor import consumers, placement
 from omerender.factor.edit import Comments, FieldPath
 from omerender.factor.homes import Homes
 from omerender.factor.kustomization import list_profiles
+from omerender.factor.locks import Relocked, relocked
 from omerender.factor.plan import Plan, plan, reuse_existing
 from omerender.factor.proof import prove
 from omerender.factor.rewrite import RewriteError, rewrite_file
@@ -210,6 +211,13 @@ def _app_isvcs(paths: list[str], options: FactorOptions, run: BuildResult, top: 
     return [o for o in loaded.objects if o.kind == INFERENCE_SERVICE]
 
 
+def _locks(found: list[Relocked], paths: list[str]) -> tuple[list[Relocked], list[Relocked]]:
+    """The locks factor rewrites (inside PATHS), and those it leaves for ``omerender lock`` (outside them)."""
+    unique = list({os.path.realpath(lock.path): lock for lock in reversed(found)}.values())[::-1]
+    inside = [lock for lock in unique if holder(lock.path, paths) is not None]
+    return inside, [lock for lock in unique if lock not in inside]
+
+
 def _prove_apps(
     paths: list[str],
     options: FactorOptions,
@@ -314,17 +322,24 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         if not proof:
             proved = _prove_apps(paths, options, old, top, homes, change, converted)
             proof = proved.problems
+            own = relocked(old, new, paths, options.search_paths)
+            proved.locks[:0] = [own] if own is not None else []
         if proof:
             result.diagnostics = sorted_unique(result.diagnostics + proof)
             return result
     written = {name: (path, _lines(profiles[path])) for name, path in where.items()}
-    result.files = {**files, **profiles, **listing.files}
-    result.originals = {**texts, **listing.originals}
+    locks, elsewhere = _locks(proved.locks, paths)
+    result.files = {**files, **profiles, **listing.files, **{lock.path: lock.after for lock in locks}}
+    result.originals = {**texts, **listing.originals, **{lock.path: lock.before for lock in locks}}
     result.report = _report(p, lines, written)
     result.report["reused"] = p.reused
     result.report["kustomizations"] = sorted(listing.files)
     result.report["proofCovers"] = "PATHS and --search-path" if options.search_paths else "PATHS only"
     result.report["apps"] = {"built": proved.built, "unchanged": proved.unchanged, "notBuilding": proved.broken}
+    result.report["locks"] = {
+        "rewritten": [lock.path for lock in locks],
+        "toRecord": [{"lock": lock.path, "command": f"omerender lock {' '.join(lock.roots)}"} for lock in elsewhere],
+    }
     result.report["autoSelection"] = [
         {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying
     ]

@@ -294,7 +294,8 @@ def ome_repository(root: Path) -> Path:
     team_b = root / "apps" / "team-b"
     shadow = PROFILE.format(name="sglang-profile", image=SGLANG_IMAGE, command=_command(SGLANG_COMMAND))
     shadow = shadow.replace("kind: ClusterServingRuntime", "kind: ServingRuntime").replace("value: WARN", "value: INFO")
-    _write(team_b / "runtimes" / "sglang-profile.yaml", shadow.replace("  name: sglang-profile\n", "  name: sglang-profile\n  namespace: team-b\n"))
+    shadow = shadow.replace("  name: sglang-profile\n", "  name: sglang-profile\n  namespace: team-b\n")
+    _write(team_b / "runtimes" / "sglang-profile.yaml", shadow)
     _write(team_b / "runtimes" / "team-b-llama-3-1-8b.yaml", TEAM_B_CHILD)
     team_c = root / "apps" / "team-c"
     _write(team_c / "runtimes" / "c-llama-1b.yaml", _team_runtime("c-llama-1b", "team-c", "500M", "2B", 1, "INFO"))
