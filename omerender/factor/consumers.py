@@ -27,7 +27,7 @@ from omerender import codes
 from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.factor.homes import Homes
-from omerender.factor.kustomization import reaches
+from omerender.factor.kustomization import Reach
 from omerender.factor.locks import Relocked, relocked
 from omerender.factor.plan import Profile
 from omerender.factor.proof import prove
@@ -81,6 +81,7 @@ class Change:
     rewritten: dict[str, list[Obj]]  # real path -> the objects of its new text
     profiles: dict[str, list[Obj]]  # a profile's path (as written) -> its objects
     listed_by: dict[str, list[str]] = field(default_factory=dict)  # a profile's path -> kustomizations listing it
+    reaches: Reach = field(default_factory=Reach)
 
     def profiles_read(self, roots: list[str]) -> list[str]:
         """The new profiles a build of ``roots`` reads once the change is made (as ``discover`` would find them)."""
@@ -95,7 +96,7 @@ class Change:
         for part in (*below, None)[: MAX_DEPTH + 1]:  # the first kustomization on the way down decides
             found = kustomization_in(Path(folder))
             if found is not None:
-                return any(reaches(found, Path(k)) for k in self.listed_by.get(profile, []))
+                return any(self.reaches(found, Path(k)) for k in self.listed_by.get(profile, []))
             if part is None or part == os.curdir:
                 break
             if part.startswith("."):
@@ -140,7 +141,8 @@ def prove_apps(
         if not changed and not profiles:
             proved.unchanged.append(app)
             continue
-        loaded = load(roots, options.namespace, Budget(max_file_bytes=options.max_file_bytes), skip=skip)
+        budget = Budget(max_file_bytes=options.max_file_bytes)  # each app's build reads within its own budget
+        loaded = load(roots, options.namespace, budget, skip=skip)
         old = build_objects(loaded.objects, loaded.diagnostics, options, [app])
         if old.failed:
             proved.broken.append(app)
@@ -172,13 +174,14 @@ def _unread(app: str, search_paths: list[str], read: list[str], written: list[st
     return Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF)
 
 
-def clashes(profiles: list[Profile], written: dict[str, str], everything: list[Obj]) -> list[Diagnostic]:
+def clashes(profiles: list[Profile], written: dict[str, str], runtimes: list[Obj]) -> list[Diagnostic]:
     """New profiles whose names a runtime of the repository has (see ``plan.Names`` for the rule)."""
+    named: dict[str, list[Obj]] = {}
+    for runtime in runtimes:
+        named.setdefault(runtime.name, []).append(runtime)
     problems: list[Diagnostic] = []
     for profile in profiles:
-        for runtime in everything:
-            if runtime.name != profile.name or runtime.kind not in (SERVING_RUNTIME, CLUSTER_SERVING_RUNTIME):
-                continue
+        for runtime in named.get(profile.name, []):
             namespaced = runtime.kind == SERVING_RUNTIME
             if profile.namespace is not None and namespaced and runtime.namespace != profile.namespace:
                 continue

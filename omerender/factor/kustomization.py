@@ -126,16 +126,25 @@ def _entry(profile: str, kustomization: Path) -> str:
     return Path(relative).as_posix()
 
 
-def reaches(kustomization: Path, other: Path) -> bool:
-    """Whether ``kustomize build`` of ``kustomization``'s folder reads ``other`` (a kustomization): it is that one,
-    or its folder is listed on the way (as it is on disk: factor only adds files to resources)."""
-    if os.path.realpath(kustomization) == os.path.realpath(other):
-        return True
-    folder = Path(os.path.realpath(other.parent))
-    listed = Expansion()
-    top = repository_of(str(kustomization.parent))
-    expand(kustomization, [Path(os.path.realpath(top))], listed, repo=top)
-    return str(folder) in listed.reached
+class Reach:
+    """Whether ``kustomize build`` of a kustomization's folder reads another kustomization: it is that one, or its
+    folder is listed on the way (as it is on disk: factor only adds files to resources). Each kustomization is
+    expanded once per run."""
+
+    def __init__(self) -> None:
+        self._reached: dict[str, frozenset[str]] = {}
+
+    def __call__(self, kustomization: Path, other: Path) -> bool:
+        real = os.path.realpath(kustomization)
+        if real == os.path.realpath(other):
+            return True
+        reached = self._reached.get(real)
+        if reached is None:
+            listed = Expansion()
+            top = repository_of(str(kustomization.parent))
+            expand(kustomization, [Path(os.path.realpath(top))], listed, repo=top)
+            reached = self._reached[real] = frozenset(listed.reached)
+        return os.path.realpath(other.parent) in reached
 
 
 def _lister_refusal(profile: str, lister: str, paths: list[str]) -> str | None:
@@ -168,6 +177,7 @@ def list_profiles(
     paths: list[str],
     search_paths: list[str],
     read: Callable[[str], str],
+    reaches: Reach | None = None,
 ) -> Listing:
     """The kustomization edits that make every one of ``profiles`` (new files) read from ``paths`` and
     ``search_paths`` and by every kustomization that lists one of its children: ``profiles`` maps each profile's
@@ -175,6 +185,7 @@ def list_profiles(
     kustomization's text (raises ``ReadProblem``)."""
     from omerender.load.bounded import ReadProblem
 
+    reaches = reaches or Reach()
     out = Listing()
     wanted: dict[Path, list[str]] = {}
     refused: dict[tuple[str, str], tuple[Lister, str, list[str]]] = {}  # (kustomization, why) -> its profiles

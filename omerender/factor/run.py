@@ -19,7 +19,7 @@ from omerender.diagnostics import ERROR, Diagnostic, has_errors, sorted_unique
 from omerender.factor import consumers, placement
 from omerender.factor.edit import Comments, FieldPath
 from omerender.factor.homes import Homes
-from omerender.factor.kustomization import list_profiles
+from omerender.factor.kustomization import Reach, list_profiles
 from omerender.factor.locks import Relocked, relocked
 from omerender.factor.plan import Plan, plan, reuse_existing
 from omerender.factor.proof import prove
@@ -193,22 +193,15 @@ def _by_path(objects: list[Obj]) -> dict[str, list[Obj]]:
     return out
 
 
-def _repository_runtimes(paths: list[str], options: FactorOptions, run: BuildResult, top: str | None) -> list[Obj]:
-    """Every runtime of the repository whose apps factor proves (read leniently: only their names count)."""
+def _repository(paths: list[str], options: FactorOptions, run: BuildResult, top: str | None) -> list[Obj]:
+    """The runtimes and InferenceServices of the repository whose apps factor proves (its folder and the search
+    paths, read once, leniently: what they name and where they lie is what counts); the run's own without one."""
     if top is None or holder(top, paths) is not None:
-        return list(run.universe.all_runtimes())
+        return [*run.universe.all_runtimes(), *run.universe.isvcs.values()]
     budget = Budget(max_file_bytes=options.build.max_file_bytes)
     loaded = load([top, *options.search_paths], options.build.namespace, budget, parse_many=parse_many(options.build))
-    return [o for o in loaded.objects if o.kind in (CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME)]
-
-
-def _app_isvcs(paths: list[str], options: FactorOptions, run: BuildResult, top: str | None) -> list[Obj]:
-    """The InferenceServices of the repository (or of the PATHS, without one) whose apps factor proves."""
-    if top is None or holder(top, paths) is not None:
-        return list(run.universe.isvcs.values())
-    budget = Budget(max_file_bytes=options.build.max_file_bytes)
-    loaded = load([top], options.build.namespace, budget, parse_many=parse_many(options.build))
-    return [o for o in loaded.objects if o.kind == INFERENCE_SERVICE]
+    kinds = (CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME, INFERENCE_SERVICE)
+    return [o for o in loaded.objects if o.kind in kinds]
 
 
 def _locks(found: list[Relocked], paths: list[str]) -> tuple[list[Relocked], list[Relocked]]:
@@ -221,14 +214,14 @@ def _locks(found: list[Relocked], paths: list[str]) -> tuple[list[Relocked], lis
 def _prove_apps(
     paths: list[str],
     options: FactorOptions,
-    old: BuildResult,
+    repository: list[Obj],
     top: str | None,
     homes: Homes,
     change: consumers.Change,
     converted: set[str],
 ) -> consumers.Proved:
     """The proof over the repository's apps (``consumers``); a single PATH that is an app is the run itself."""
-    found = consumers.apps(_app_isvcs(paths, options, old, top), homes, options.search_paths, [top] if top else paths)
+    found = consumers.apps(repository, homes, options.search_paths, [top] if top else paths)
     alone = {os.path.realpath(path) for path in paths} if len(paths) == 1 else set()
     apps = [app for app in found if os.path.realpath(app) not in alone]
     return consumers.prove_apps(apps, options.search_paths, change, options.build, converted)
@@ -247,7 +240,8 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
     homes = Homes(paths, options.search_paths, _isvc_files(old))
     top = consumers.repository(options.settings_file, paths)
-    repository = _repository_runtimes(paths, options, old, top)
+    repository = _repository(paths, options, old, top)
+    runtimes = [o for o in repository if o.kind != INFERENCE_SERVICE]
     p = plan(
         old.universe,
         old.chains,
@@ -258,7 +252,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         jobs=options.build.parse_jobs,
         home=placement.folder_for(homes, options.profiles_dir),
         cluster=options.cluster_profiles,
-        elsewhere=repository,
+        elsewhere=runtimes,
     )
     reuse_existing(p, old.universe, placement.reusable(options.search_paths))
     relying = _relying_on_selection(old)
@@ -295,11 +289,12 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     where = {name: path for name, (path, _) in made.items()}
     profiles = dict(made.values())
     # every kustomization that lists a child, and every search path holding one, must read its profile
+    reaches = Reach()
     listing = list_profiles(
-        placement.listers(p, homes, where), paths, options.search_paths, lambda path: read_text(path, rewrites)
+        placement.listers(p, homes, where), paths, options.search_paths, lambda path: read_text(path, rewrites), reaches
     )
     refused = listing.problems + placement.search_refusals(p, homes, where, options.search_paths)
-    refused += consumers.clashes(p.profiles, where, repository)
+    refused += consumers.clashes(p.profiles, where, runtimes)
     if refused:
         result.diagnostics = sorted_unique(result.diagnostics + refused)
         return result
@@ -311,6 +306,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
             {real: objs for real, objs in by_path.items() if real in {os.path.realpath(f) for f in files}},
             {path: by_path.get(os.path.realpath(path), []) for path in profiles},
             listing.listed,
+            reaches,
         )
         rewritten = frozenset(change.rewritten)  # read again only what was not rewritten
         again = load(everything, namespace, budget, stdin, skip=rewritten, parse_many=parsing)
@@ -320,7 +316,7 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         new = build_objects(kept + added, again.diagnostics + problems, options.build, paths)
         proof = prove(old, new, converted)
         if not proof:
-            proved = _prove_apps(paths, options, old, top, homes, change, converted)
+            proved = _prove_apps(paths, options, repository, top, homes, change, converted)
             proof = proved.problems
             own = relocked(old, new, paths, options.search_paths)
             proved.locks[:0] = [own] if own is not None else []
