@@ -69,7 +69,7 @@ class Homes:
     def listers(self, path: str) -> tuple[Lister, ...]:
         """The kustomizations that list ``path`` directly, deepest first (as the user's paths spell them)."""
         real = os.path.realpath(path)
-        top = os.path.realpath(repository_of(os.path.dirname(os.path.abspath(path)) or "."))
+        top = self._top(real, os.path.dirname(os.path.abspath(path)))
         found: dict[str, Lister] = {}
         folder = os.path.dirname(path) or "."
         for _ in range(MAX_DEPTH):
@@ -83,8 +83,15 @@ class Homes:
             folder = os.path.normpath(os.path.join(folder, os.pardir))
         return tuple(sorted(found.values(), key=lambda k: (-len(Path(os.path.abspath(k.path)).parts), k.path)))
 
+    def _top(self, real: str, folder: str) -> str:
+        """How far up kustomizations that list a file are looked for: the repository's top (the folder holding
+        ``.git``), or the highest PATH or search path holding the file when that lies higher (no ``.git``)."""
+        tops = [os.path.realpath(repository_of(folder))]
+        tops += [os.path.realpath(p) for p in [*self.paths, *self.search_paths] if p != STDIN and os.path.isdir(p)]
+        return min((t for t in tops if is_within(real, t)), key=len, default=tops[0])
+
     def _expansion(self, kustomization: Path, top: str) -> Expansion:
-        key = os.path.realpath(kustomization)
+        key = f"{os.path.realpath(kustomization)}\0{top}"
         done = self._expanded.get(key)
         if done is None:
             done = self._expanded[key] = Expansion()

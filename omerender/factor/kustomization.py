@@ -172,6 +172,25 @@ def _lister_message(lister: str, child: str, profiles: list[str], reason: str) -
     )
 
 
+def _outside(profile: str, listers: list[tuple[Lister, str]]) -> Diagnostic:
+    """A profile that would lie outside every PATH and search path: beside the kustomization listing its children
+    (above the PATHS), or in a ``--profiles-dir`` that nothing reads."""
+    if not listers:
+        message = (
+            f"factor would write {profile}, outside every PATH and --search-path, so no build of them would read "
+            "it and its children would lose their parent; pass --profiles-dir a folder inside a PATH"
+        )
+        return Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF)
+    lister, child = listers[0]
+    folder = os.path.dirname(lister.path) or "."
+    message = (
+        f"{lister.path} lists {child}, which factor would make a child of a profile, so the profile belongs beside "
+        f"that kustomization ({profile}) and must be listed in it, but both lie outside every PATH, where factor "
+        f"does not write; give {folder} as a PATH"
+    )
+    return Diagnostic(lister.path, lister.line, lister.col, ERROR, message, codes.FACTOR_PROOF)
+
+
 def list_profiles(
     profiles: dict[str, list[tuple[Lister, str]]],
     paths: list[str],
@@ -191,11 +210,7 @@ def list_profiles(
     refused: dict[tuple[str, str], tuple[Lister, str, list[str]]] = {}  # (kustomization, why) -> its profiles
     for profile, listers in profiles.items():
         if holder(profile, [*paths, *search_paths]) is None:
-            message = (
-                f"factor would write {profile}, outside every PATH and --search-path, so no build of them would read "
-                "it and its children would lose their parent; pass --profiles-dir a folder inside a PATH"
-            )
-            out.problems.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
+            out.problems.append(_outside(profile, listers))
             continue
         edits: list[Path] = []
         for lister, child in listers:
