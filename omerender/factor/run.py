@@ -186,13 +186,6 @@ def _isvc_files(result: BuildResult) -> list[str]:
     return sorted({isvc.path for isvc in result.universe.isvcs.values()})
 
 
-def _by_path(objects: list[Obj]) -> dict[str, list[Obj]]:
-    out: dict[str, list[Obj]] = {}
-    for obj in objects:
-        out.setdefault(os.path.realpath(obj.path), []).append(obj)
-    return out
-
-
 def _repository(paths: list[str], options: FactorOptions, run: BuildResult, top: str | None) -> list[Obj]:
     """The runtimes and InferenceServices of the repository whose apps factor proves (its folder and the search
     paths, read once, leniently: what they name and where they lie is what counts); the run's own without one."""
@@ -301,18 +294,20 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     proved = consumers.Proved()
     if p.children:
         new_objects, problems = _objects({**files, **profiles}, namespace, parsing)
-        by_path = _by_path(new_objects)
+        by_path: dict[str, list[Obj]] = {}
+        for obj in new_objects:
+            by_path.setdefault(obj.path, []).append(obj)
         change = consumers.Change(
-            {real: objs for real, objs in by_path.items() if real in {os.path.realpath(f) for f in files}},
-            {path: by_path.get(os.path.realpath(path), []) for path in profiles},
+            {os.path.realpath(path): by_path.get(path, []) for path in files},
+            {path: by_path.get(path, []) for path in profiles},
             listing.listed,
             reaches,
         )
         rewritten = frozenset(change.rewritten)  # read again only what was not rewritten
         again = load(everything, namespace, budget, stdin, skip=rewritten, parse_many=parsing)
         kept = [o for o in again.objects if o.path not in files]
-        read = rewritten | {os.path.realpath(path) for path in change.profiles_read(everything)}
-        added = [o for o in new_objects if os.path.realpath(o.path) in read]  # what a build of PATHS reads
+        read = {*files, *change.profiles_read(everything)}
+        added = [o for o in new_objects if o.path in read]  # what a build of PATHS reads
         new = build_objects(kept + added, again.diagnostics + problems, options.build, paths)
         proof = prove(old, new, converted)
         if not proof:
