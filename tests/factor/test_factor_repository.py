@@ -140,3 +140,17 @@ def test_an_app_whose_build_would_not_read_the_profile_is_named(run_cli, repo: P
         '(with the search paths) would fail: inherit-from parent "sglang-2-profile" not found' in result.stderr
     )
     assert _snapshot(repo) == untouched
+
+
+def test_a_profile_whose_home_lies_above_the_paths_is_refused(run_cli, repo: Path) -> None:
+    # team-c's kustomization lists its runtimes: their profile belongs beside it, outside apps/team-c/runtimes
+    untouched = _snapshot(repo)
+    result = run_cli("factor", "apps/team-c/runtimes", "--in-place")
+    assert result.exit_code == 1, str(result)
+    assert (
+        "apps/team-c/kustomization.yaml:5:5: error: [factor-proof] apps/team-c/kustomization.yaml lists "
+        "apps/team-c/runtimes/c-llama-1b.yaml, which factor would make a child of a profile, so the profile belongs "
+        "beside that kustomization (apps/team-c/profiles/sglang-2-profile.yaml) and must be listed in it, but both "
+        "lie outside every PATH, where factor does not write; give apps/team-c as a PATH" in result.stderr
+    )
+    assert _snapshot(repo) == untouched
