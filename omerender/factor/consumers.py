@@ -34,7 +34,7 @@ from omerender.factor.proof import prove
 from omerender.load.bounded import Budget
 from omerender.load.kustomize import kustomization_in
 from omerender.load.obj import Obj
-from omerender.load.reader import discover, load
+from omerender.load.reader import LoadResult, discover, load
 from omerender.ome import CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, SERVING_RUNTIME
 from omerender.paths import is_within, repository_of
 from omerender.result import BuildOptions
@@ -117,6 +117,41 @@ class Proved:
     locks: list[Relocked] = field(default_factory=list)  # the apps' locks the change alters (``locks``)
 
 
+class _Inputs:
+    """What each app's build reads: its own folder, and the search paths, read once for every app (an app whose
+    files the search paths reach too is read whole, so that each file counts once, as ``load`` reads it). A model
+    metadata overlay fills the models it reads in place, so with one every build reads its inputs afresh."""
+
+    def __init__(self, search_paths: list[str], options: BuildOptions, skip: frozenset[str]) -> None:
+        self.search_paths, self.options, self.skip = search_paths, options, skip
+        self._shared: LoadResult | None = None
+        self._reals: dict[str, str] = {}
+
+    def real(self, path: str) -> str:
+        found = self._reals.get(path)
+        if found is None:
+            found = self._reals[path] = os.path.realpath(path)
+        return found
+
+    def _load(self, roots: list[str]) -> LoadResult:
+        budget = Budget(max_file_bytes=self.options.max_file_bytes)  # each read within its own budget
+        return load(roots, self.options.namespace, budget, skip=self.skip)
+
+    def load(self, app: str) -> LoadResult:
+        if self.options.model_metadata:
+            return self._load([app, *self.search_paths])
+        if self._shared is None:
+            self._shared = self._load(self.search_paths)
+        own = self._load([app])
+        if {self.real(f) for f in own.files} & {self.real(f) for f in self._shared.files}:
+            return self._load([app, *self.search_paths])
+        both = LoadResult()
+        both.files = own.files + self._shared.files
+        both.objects = own.objects + self._shared.objects
+        both.diagnostics = own.diagnostics + self._shared.diagnostics
+        return both
+
+
 def prove_apps(
     found: list[str], search_paths: list[str], change: Change, options: BuildOptions, converted: set[str]
 ) -> Proved:
@@ -132,25 +167,26 @@ def prove_apps(
         proved.problems.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
         return proved
     skip = settings_files(options)
+    inputs = _Inputs(search_paths, options, skip)
     for app in found:
         roots = [app, *search_paths]
         files, _ = discover(roots, skip)
-        reals = {os.path.realpath(f) for f in files}
+        reals = {inputs.real(f) for f in files}
         changed = sorted(reals & change.rewritten.keys())
         profiles = change.profiles_read(roots)
         if not changed and not profiles:
             proved.unchanged.append(app)
             continue
-        budget = Budget(max_file_bytes=options.max_file_bytes)  # each app's build reads within its own budget
-        loaded = load(roots, options.namespace, budget, skip=skip)
+        loaded = inputs.load(app)
         old = build_objects(loaded.objects, loaded.diagnostics, options, [app])
         if old.failed:
             proved.broken.append(app)
             continue
-        kept = [o for o in loaded.objects if os.path.realpath(o.path) not in change.rewritten]
+        again = inputs.load(app) if options.model_metadata else loaded
+        kept = [o for o in again.objects if inputs.real(o.path) not in change.rewritten]
         added = [o for real in changed for o in change.rewritten[real]]
         added += [o for path in profiles for o in change.profiles[path]]
-        new = build_objects(kept + added, loaded.diagnostics, options, [app])
+        new = build_objects(kept + added, again.diagnostics, options, [app])
         differences = prove(old, new, converted, app)
         if differences:
             differences.append(_unread(app, search_paths, profiles, sorted(change.profiles)))
