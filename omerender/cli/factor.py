@@ -84,7 +84,8 @@ def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> F
 @click.option(
     "--profiles-dir",
     type=click.Path(file_okay=False),
-    help="Folder for the new profile files [default: profiles/ in the first PATH].",
+    help="Folder for the new profile files [default: profiles/ where every build reading their children reads them: "
+    "beside the kustomization listing them, in their search path or app].",
 )
 @click.option(
     "--profile-name",
@@ -103,7 +104,7 @@ def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> F
     "--cluster-profiles",
     is_flag=True,
     help="Give ServingRuntimes ClusterServingRuntime profiles too [default: a ServingRuntime profile in their "
-    "namespace]; refused when a runtime anywhere in the repository has the profile's name.",
+    "namespace]; refused when a runtime elsewhere in the repository has its name.",
 )
 @settings_options("factor")
 @guard

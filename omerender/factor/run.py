@@ -1,8 +1,10 @@
 """``factor``: read a tree like ``build``, plan profiles, rewrite the files, and prove nothing rendered changes.
 
-Returns the new text of every file to change or create and a report; writes nothing. The proof
-builds the new tree with the same pipeline as the old one and requires, for every runtime, the
-same revision (the merged spec) and, for the whole tree, the same rendered objects to the byte.
+Returns the new text of every file to change or create and a report; writes nothing. Each profile goes where every
+build reading its children reads it (``homes``, ``placement``, ``kustomization``). The proof builds the new tree
+with the same pipeline as the old one and requires, for every runtime, the same revision (the merged spec) and,
+for the whole tree, the same rendered objects to the byte (``proof``); then the same of each app of the repository
+(``consumers``). Lock files that were up to date are kept so (``locks``).
 """
 
 from __future__ import annotations
@@ -10,11 +12,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from omerender import codes
-from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic, has_errors, sorted_unique
 from omerender.factor import consumers, placement
 from omerender.factor.edit import Comments, FieldPath
@@ -39,7 +39,7 @@ from omerender.result import BuildOptions, BuildResult
 @dataclass
 class FactorOptions:
     build: BuildOptions = field(default_factory=BuildOptions)
-    profiles_dir: str | None = None  # None: profiles/ in the first PATH
+    profiles_dir: str | None = None  # None: profiles/ in each child's home (``homes``)
     names: dict[str, str] = field(default_factory=dict)  # default profile stem -> the name wanted
     deep: bool = True  # GPU-class profiles below the engine profiles
     convert_auto_selected: bool = False  # auto-selected runtimes become children with autoSelect: false
@@ -68,13 +68,6 @@ def read_text(path: str, budget: Budget) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ReadProblem(f"{path} is no longer valid UTF-8", codes.ENCODING) from None
-
-
-def profiles_folder(paths: list[str], given: str | None) -> Path:
-    if given:
-        return Path(given)
-    first = Path(next(p for p in paths if p != STDIN))
-    return (first if first.is_dir() else first.parent) / "profiles"
 
 
 def _lines(text: str) -> int:
