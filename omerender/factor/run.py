@@ -206,8 +206,11 @@ def _prove_apps(
     change: consumers.Change,
     converted: set[str],
 ) -> consumers.Proved:
-    """The proof over the repository's apps (``consumers``); a single PATH that is an app is the run itself."""
+    """The proof over the repository's apps (``consumers``) and, when there are several, each PATH on its own; a
+    single PATH is the run itself."""
     found = consumers.apps(repository, homes, options.search_paths, [top] if top else paths)
+    if len(paths) > 1:
+        found = sorted({os.path.realpath(p): p for p in [*found, *paths] if os.path.isdir(p)}.values())
     alone = {os.path.realpath(path) for path in paths} if len(paths) == 1 else set()
     apps = [app for app in found if os.path.realpath(app) not in alone]
     return consumers.prove_apps(apps, options.search_paths, change, options.build, converted)
