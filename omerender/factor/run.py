@@ -179,15 +179,20 @@ def _isvc_files(result: BuildResult) -> list[str]:
     return sorted({isvc.path for isvc in result.universe.isvcs.values()})
 
 
-def _repository(paths: list[str], options: FactorOptions, run: BuildResult, top: str | None) -> list[Obj]:
+def _repository(
+    paths: list[str], options: FactorOptions, run: BuildResult, top: str | None
+) -> tuple[list[Obj], list[Diagnostic]]:
     """The runtimes and InferenceServices of the repository whose apps factor proves (its folder and the search
-    paths, read once, leniently: what they name and where they lie is what counts); the run's own without one."""
+    paths, read once, leniently: what they name and where they lie is what counts); the run's own without one. A
+    repository too large to read whole is an error: its apps would go unproved."""
     if top is None or holder(top, paths) is not None:
-        return [*run.universe.all_runtimes(), *run.universe.isvcs.values()]
+        return [*run.universe.all_runtimes(), *run.universe.isvcs.values()], []
     budget = Budget(max_file_bytes=options.build.max_file_bytes)
     loaded = load([top, *options.search_paths], options.build.namespace, budget, parse_many=parse_many(options.build))
     kinds = (CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME, INFERENCE_SERVICE)
-    return [o for o in loaded.objects if o.kind in kinds]
+    return [o for o in loaded.objects if o.kind in kinds], [
+        d for d in loaded.diagnostics if d.code == codes.RUN_TOO_LARGE
+    ]
 
 
 def _locks(found: list[Relocked], paths: list[str]) -> tuple[list[Relocked], list[Relocked]]:
@@ -229,7 +234,10 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
     homes = Homes(paths, options.search_paths, _isvc_files(old))
     top = consumers.repository(options.settings_file, paths)
-    repository = _repository(paths, options, old, top)
+    repository, unread = _repository(paths, options, old, top)
+    if unread:
+        result.diagnostics = sorted_unique(result.diagnostics + unread)
+        return result
     runtimes = [o for o in repository if o.kind != INFERENCE_SERVICE]
     p = plan(
         old.universe,
