@@ -332,7 +332,8 @@ APISERVER_REJECTS = _code(
 FACTOR_PROOF = _code(
     "factor-proof",
     ERROR,
-    "factor's rewritten tree would not build, or would change a merged spec or a rendered object (a bug in factor)",
+    "factor's rewritten tree would not build, would change a merged spec or a rendered object, or would leave a new "
+    "profile where a kustomization, a search path or an app's build does not read it",
 )
 FACTOR_AUTO_SELECT = _code(
     "factor-auto-select",

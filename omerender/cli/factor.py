@@ -84,7 +84,8 @@ def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> F
 @click.option(
     "--profiles-dir",
     type=click.Path(file_okay=False),
-    help="Folder for the new profile files [default: profiles/ in the first PATH].",
+    help="Folder for the new profile files [default: profiles/ where every build reading their children reads them: "
+    "beside the kustomization listing them, in their search path or app].",
 )
 @click.option(
     "--profile-name",
@@ -99,6 +100,12 @@ def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> F
     "InferenceService relies on OME selecting one of them.",
 )
 @click.option("--no-class-profiles", is_flag=True, help="Only engine profiles: no GPU-class profiles below them.")
+@click.option(
+    "--cluster-profiles",
+    is_flag=True,
+    help="Give ServingRuntimes ClusterServingRuntime profiles too [default: a ServingRuntime profile in their "
+    "namespace]; refused when a runtime elsewhere in the repository has its name.",
+)
 @settings_options("factor")
 @guard
 def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
@@ -124,6 +131,8 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
         deep=not flags["no_class_profiles"],
         convert_auto_selected=flags["convert_auto_selected"],
         search_paths=list(settings.search_path),
+        cluster_profiles=flags["cluster_profiles"],
+        settings_file=settings.config,
     )
     folder = journal.folder_of(list(paths))
     if flags["in_place"]:  # one lock from before the read until the change is in place

@@ -20,10 +20,11 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.factor.edit import newline_of
+from omerender.factor.homes import Lister
 from omerender.factor.rewrite import BOM, round_tripper
-from omerender.load.kustomize import READ_KEYS, leaving_out
+from omerender.load.kustomize import READ_KEYS, Expansion, expand, leaving_out
 from omerender.names import clip
-from omerender.paths import holder
+from omerender.paths import holder, is_within, repository_of
 from omerender.roundtrip import dump
 
 ADVICE = "pass --profiles-dir a folder that is read without a kustomization (a PATH or --search-path)"
@@ -36,6 +37,7 @@ class Listing:
     files: dict[str, str] = field(default_factory=dict)
     originals: dict[str, str] = field(default_factory=dict)
     problems: list[Diagnostic] = field(default_factory=list)
+    listed: dict[str, list[str]] = field(default_factory=dict)  # a profile -> the kustomizations it is added to
 
 
 class Refusal(Exception):
@@ -125,34 +127,117 @@ def _entry(profile: str, kustomization: Path) -> str:
     return Path(relative).as_posix()
 
 
+class Reach:
+    """Whether ``kustomize build`` of a kustomization's folder reads another kustomization: it is that one, or its
+    folder is listed on the way (as it is on disk: factor only adds files to resources). Each kustomization is
+    expanded once per run."""
+
+    def __init__(self) -> None:
+        self._reached: dict[str, frozenset[str]] = {}
+
+    def __call__(self, kustomization: Path, other: Path) -> bool:
+        real = os.path.realpath(kustomization)
+        if real == os.path.realpath(other):
+            return True
+        reached = self._reached.get(real)
+        if reached is None:
+            listed = Expansion()
+            top = repository_of(str(kustomization.parent))
+            expand(kustomization, [Path(os.path.realpath(top))], listed, repo=top)
+            reached = self._reached[real] = frozenset(listed.reached)
+        return os.path.realpath(other.parent) in reached
+
+
+def _lister_refusal(profile: str, lister: str, paths: list[str]) -> str | None:
+    """Why ``lister`` (a kustomization that lists a child of ``profile``) cannot be made to read it, if it cannot."""
+    if not is_within(os.path.realpath(profile), os.path.realpath(os.path.dirname(lister) or ".")):
+        return "below"
+    if holder(lister, paths) is None:
+        return "outside"
+    return None
+
+
+def _lister_message(lister: str, child: str, profiles: list[str], reason: str) -> str:
+    shown = ", ".join(profiles[:3]) + (f" and {len(profiles) - 3} more" if len(profiles) > 3 else "")
+    start = f"{lister} lists {child}, which factor would make a child of the profiles it would write at {shown}"
+    folder = os.path.dirname(lister) or "."
+    if reason == "below":
+        return (
+            f"{start}; kustomize reads a listed file only in or below the kustomization's folder, so the builds "
+            f"through {lister} would not read them; leave out --profiles-dir (factor then writes them beside this "
+            f"kustomization) or name a folder below {folder}"
+        )
+    return (
+        f"{start}, so this kustomization must list them too, but it lies outside every PATH (on a --search-path or "
+        f"above the PATHs) and factor rewrites files only inside PATHS; give {folder} as a PATH"
+    )
+
+
+def _outside(profile: str, listers: list[tuple[Lister, str]]) -> Diagnostic:
+    """A profile that would lie outside every PATH and search path: beside the kustomization listing its children
+    (above the PATHS), or in a ``--profiles-dir`` that nothing reads."""
+    if not listers:
+        message = (
+            f"factor would write {profile}, outside every PATH and --search-path, so no build of them would read "
+            "it and its children would lose their parent; pass --profiles-dir a folder inside a PATH"
+        )
+        return Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF)
+    lister, child = listers[0]
+    folder = os.path.dirname(lister.path) or "."
+    message = (
+        f"{lister.path} lists {child}, which factor would make a child of a profile, so the profile belongs beside "
+        f"that kustomization ({profile}) and must be listed in it, but both lie outside every PATH, where factor "
+        f"does not write; give {folder} as a PATH"
+    )
+    return Diagnostic(lister.path, lister.line, lister.col, ERROR, message, codes.FACTOR_PROOF)
+
+
 def list_profiles(
-    profiles: list[str], paths: list[str], search_paths: list[str], read: Callable[[str], str]
+    profiles: dict[str, list[tuple[Lister, str]]],
+    paths: list[str],
+    search_paths: list[str],
+    read: Callable[[str], str],
+    reaches: Reach | None = None,
 ) -> Listing:
     """The kustomization edits that make every one of ``profiles`` (new files) read from ``paths`` and
-    ``search_paths``; ``read`` gives a kustomization's text (raises ``ReadProblem``)."""
+    ``search_paths`` and by every kustomization that lists one of its children: ``profiles`` maps each profile's
+    path to those (kustomization, child file) pairs, the deepest kustomization first. ``read`` gives a
+    kustomization's text (raises ``ReadProblem``)."""
     from omerender.load.bounded import ReadProblem
 
+    reaches = reaches or Reach()
     out = Listing()
     wanted: dict[Path, list[str]] = {}
-    for profile in profiles:
+    refused: dict[tuple[str, str], tuple[Lister, str, list[str]]] = {}  # (kustomization, why) -> its profiles
+    for profile, listers in profiles.items():
         if holder(profile, [*paths, *search_paths]) is None:
-            message = (
-                f"factor would write {profile}, outside every PATH and --search-path, so no build of them would read "
-                "it and its children would lose their parent; pass --profiles-dir a folder inside a PATH"
-            )
-            out.problems.append(Diagnostic("<factor>", 1, 1, ERROR, message, codes.FACTOR_PROOF))
+            out.problems.append(_outside(profile, listers))
             continue
+        edits: list[Path] = []
+        for lister, child in listers:
+            if any(reaches(Path(lister.path), edit) for edit in edits):
+                continue
+            why = _lister_refusal(profile, lister.path, paths)
+            if why is not None:
+                refused.setdefault((lister.path, why), (lister, child, []))[2].append(profile)
+                continue
+            edits.append(Path(lister.path))
         found = leaving_out(Path(profile), [*paths, *search_paths])
-        if found is None:
-            continue
-        if holder(str(found), paths) is None:  # on a search path only: read, never rewritten
-            message = (
-                f"factor would write {profile}, which {found.as_posix()} does not list in its resources, and that "
-                f"kustomization lies on a --search-path, which factor never rewrites; {ADVICE}"
-            )
-            out.problems.append(Diagnostic(found.as_posix(), 1, 1, ERROR, message, codes.FACTOR_PROOF))
-            continue
-        wanted.setdefault(found, []).append(_entry(profile, found))
+        if found is not None and not any(reaches(found, edit) for edit in edits):
+            if holder(str(found), paths) is None:  # on a search path only: read, never rewritten
+                message = (
+                    f"factor would write {profile}, which {found.as_posix()} does not list in its resources, and that "
+                    f"kustomization lies on a --search-path, which factor never rewrites; {ADVICE}"
+                )
+                out.problems.append(Diagnostic(found.as_posix(), 1, 1, ERROR, message, codes.FACTOR_PROOF))
+                continue
+            edits.append(found)
+        for edit in edits:
+            wanted.setdefault(edit, []).append(_entry(profile, edit))
+        out.listed[profile] = [edit.as_posix() for edit in edits]
+    for (where, why), (lister, child, listed) in sorted(refused.items()):
+        message = _lister_message(where, child, listed, why)
+        out.problems.append(Diagnostic(where, lister.line, lister.col, ERROR, message, codes.FACTOR_PROOF))
     for kustomization, entries in sorted(wanted.items()):
         where = kustomization.as_posix()
         try:

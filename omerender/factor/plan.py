@@ -38,6 +38,8 @@ class Profile:
     parent: str | None
     spec: dict[str, Any]  # without disabled: true, added when written
     members: list[str] = field(default_factory=list)  # runtime keys, or profile names below it
+    namespace: str | None = None  # a ServingRuntime in this namespace; None: a ClusterServingRuntime
+    home: str = ""  # where its children are read from (``homes``): the profile is written there
 
 
 @dataclass
@@ -119,15 +121,53 @@ def default_name(key: tuple[str, bool, tuple[str, ...]]) -> str:
     return "-".join(parts)
 
 
-def _unique(stem: str, taken: set[str]) -> str:
-    """``STEM-profile``, or ``STEM-2-profile`` and so on when a runtime or profile has that name."""
-    stem, n = stem[:230], 2
-    candidate = f"{stem}-profile"
-    while candidate in taken:
-        candidate = f"{stem}-{n}-profile"
-        n += 1
-    taken.add(candidate)
-    return candidate
+def _scoped(runtimes: list[Obj]) -> tuple[set[str], dict[str, set[str]]]:
+    """The ClusterServingRuntime names, and the ServingRuntime names of each namespace."""
+    cluster = {r.name for r in runtimes if r.kind == CSR}
+    by_namespace: dict[str, set[str]] = {}
+    for r in runtimes:
+        if r.kind == SR:
+            by_namespace.setdefault(r.namespace or "", set()).add(r.name)
+    return cluster, by_namespace
+
+
+class Names:
+    """The runtime names a new profile must not take. A ClusterServingRuntime profile: no runtime's name, in any
+    namespace (a ServingRuntime of that name would shadow it there). A ServingRuntime profile in a namespace: no
+    ClusterServingRuntime's name (it would shadow that one in its namespace) and no name in that namespace, among
+    ``runtimes`` (what the run reads) and, for a ServingRuntime profile, ``elsewhere`` too (the rest of the
+    repository: a cluster profile's clash with those is refused instead, ``consumers.clashes``)."""
+
+    def __init__(self, runtimes: list[Obj], elsewhere: list[Obj] | None = None) -> None:
+        self.cluster, self.by_namespace = _scoped(runtimes)
+        self.other_cluster, self.other_namespaces = _scoped(elsewhere or [])
+        self.anywhere = self.cluster | {n for names in self.by_namespace.values() for n in names}
+        self.new: set[str] = set()  # one run's profiles never share a name, whatever their namespaces
+
+    def taken(self, name: str, namespace: str | None) -> bool:
+        if namespace is None or name in self.new:
+            return name in self.anywhere
+        scopes = (
+            self.cluster,
+            self.other_cluster,
+            *(n.get(namespace, set()) for n in (self.by_namespace, self.other_namespaces)),
+        )
+        return any(name in scope for scope in scopes)
+
+    def unique(self, stem: str, namespace: str | None) -> str:
+        """``STEM-profile``, or ``STEM-2-profile`` and so on when that name is taken (see the class)."""
+        stem, n = stem[:230], 2
+        candidate = f"{stem}-profile"
+        while self.taken(candidate, namespace):
+            candidate = f"{stem}-{n}-profile"
+            n += 1
+        self.anywhere.add(candidate)
+        self.new.add(candidate)
+        if namespace is None:
+            self.cluster.add(candidate)
+        else:
+            self.by_namespace.setdefault(namespace, set()).add(candidate)
+        return candidate
 
 
 def _top(spec: dict[str, Any]) -> dict[str, Any]:
@@ -214,15 +254,21 @@ def plan(
     convert_auto: bool = False,
     owned: Callable[[Obj], bool] = lambda runtime: True,
     jobs: int = 1,
+    home: Callable[[Obj], str] = lambda runtime: "",
+    cluster: bool = False,
+    elsewhere: list[Obj] | None = None,
 ) -> Plan:
     """``owned``: the runtimes factor may rewrite (the others, read from search paths, only take their names);
-    ``jobs``: processes that may prove a large group's children."""
+    ``jobs``: processes that may prove a large group's children; ``home``: where a runtime's profile must be read
+    (children of one profile share it); ``cluster``: ServingRuntimes get ClusterServingRuntime profiles too (else
+    a ServingRuntime profile in their namespace, one per namespace); ``elsewhere``: the runtimes of the rest of
+    the repository (``Names``)."""
     result = Plan()
     every = sorted(universe.all_runtimes(), key=lambda r: (r.kind, r.namespace, r.name))
-    taken = {r.name for r in every}
+    names = Names(every, elsewhere)
     runtimes = [r for r in every if owned(r)]
     parents = {str(r.annotations[INHERIT_FROM]) for r in every if r.annotations.get(INHERIT_FROM)}
-    groups: dict[tuple[str, bool, tuple[str, ...]], list[Obj]] = {}
+    groups: dict[tuple[str, str, tuple[str, bool, tuple[str, ...]]], list[Obj]] = {}
     for runtime in runtimes:
         spec = runtime.spec
         if is_profile(runtime):
@@ -242,12 +288,14 @@ def plan(
         if reason:
             result.flat.append(Flat(runtime, reason))
             continue
-        groups.setdefault(group_key(spec), []).append(runtime)
-    for key in sorted(groups):
-        members = groups[key][:MAX_GROUP]
+        namespace = runtime.namespace if runtime.kind == SR and not cluster else ""
+        groups.setdefault((home(runtime), namespace, group_key(spec)), []).append(runtime)
+    for place, namespace, key in sorted(groups, key=lambda group: (group[1] != "", group)):  # cluster ones first
+        scope = namespace or None
+        members = groups[place, namespace, key][:MAX_GROUP]
         result.flat.extend(
             Flat(r, f"its group has more than {MAX_GROUP} members; factor takes the first {MAX_GROUP}")
-            for r in groups[key][MAX_GROUP:]
+            for r in groups[place, namespace, key][MAX_GROUP:]
         )
         if len(members) < 2:
             result.flat.extend(Flat(r, "no other runtime shares its engine, topology and components") for r in members)
@@ -260,8 +308,10 @@ def plan(
             kept = [i for i in range(len(members)) if i not in gone]
             result.flat.extend(Flat(members[i], "its group shares nothing every member can inherit") for i in kept)
             continue
-        name = _unique(rename(default_name(key)), taken)
-        top = Profile(name, None, _with_runner_names(shared, specs[kept_first(dropped, len(members))]))
+        name = names.unique(rename(default_name(key)), scope)
+        top = Profile(
+            name, None, _with_runner_names(shared, specs[kept_first(dropped, len(members))]), [], scope, place
+        )
         result.profiles.append(top)
         kept = [i for i in range(len(members)) if i not in gone]
         classes: dict[str, list[int]] = {}
@@ -276,8 +326,11 @@ def plan(
                     top.members.append(runtime_key(members[i]))
                 continue
             sub_spec, sub_children = sub
-            sub_name = _unique(f"{name.removesuffix('-profile')}-{_class_label(merge(shared, sub_spec), n)}", taken)
-            result.profiles.append(Profile(sub_name, name, _with_runner_names(sub_spec, merge(shared, sub_spec))))
+            sub_name = names.unique(
+                f"{name.removesuffix('-profile')}-{_class_label(merge(shared, sub_spec), n)}", scope
+            )
+            sub_spec = _with_runner_names(sub_spec, merge(shared, sub_spec))
+            result.profiles.append(Profile(sub_name, name, sub_spec, [], scope, place))
             top.members.append(sub_name)
             for i, c in zip(klass, sub_children, strict=True):
                 child = _with_runner_names(c, specs[i])
@@ -312,20 +365,23 @@ def _subprofile(
     return (sub, subchildren) if after < before else None
 
 
-def reuse_existing(p: Plan, universe: Universe) -> None:
-    """A planned profile that an existing ClusterServingRuntime profile already is (same parent, same spec with
-    ``disabled: true``) is not written again: its children inherit from the existing one."""
-    existing: dict[tuple[str, str], str] = {}
+def reuse_existing(p: Plan, universe: Universe, readable: Callable[[Obj, Profile], bool] = lambda r, p: True) -> None:
+    """A planned profile that an existing profile already is (same kind and namespace, same parent, same spec with
+    ``disabled: true``) and that every build reading its children reads (``readable``) is not written again: its
+    children inherit from the existing one."""
+    existing: dict[tuple[str | None, str, str], list[Obj]] = {}
     for runtime in universe.all_runtimes():
-        if runtime.kind != CSR or not is_profile(runtime):
+        if not is_profile(runtime):
             continue
+        scope = runtime.namespace if runtime.kind == SR else None
         parent = str(runtime.annotations.get(INHERIT_FROM) or "")
-        existing.setdefault((parent, extract._canon(runtime.spec)), runtime.name)
+        existing.setdefault((scope, parent, extract._canon(runtime.spec)), []).append(runtime)
     renamed: dict[str, str] = {}
     kept: list[Profile] = []
     for profile in p.profiles:  # parents before the profiles below them
         profile.parent = renamed.get(profile.parent or "", profile.parent)
-        found = existing.get((profile.parent or "", extract._canon({"disabled": True, **profile.spec})))
+        key = (profile.namespace, profile.parent or "", extract._canon({"disabled": True, **profile.spec}))
+        found = next((r.name for r in existing.get(key, []) if readable(r, profile)), None)
         if found is None:
             kept.append(profile)
         else:

@@ -52,9 +52,27 @@ def table(report: dict[str, Any]) -> str:
         out.append(f"existing profiles reused: {', '.join(report['reused'])}\n")
     if report.get("kustomizations"):
         out.append(f"profiles added to the resources of {', '.join(report['kustomizations'])}\n")
+    locks = report.get("locks") or {}
+    if locks.get("rewritten"):
+        out.append(f"locks kept up to date (the chains they record changed): {', '.join(locks['rewritten'])}\n")
+    if locks.get("toRecord"):
+        run = "; ".join(f"{lock['command']}" for lock in locks["toRecord"])
+        out.append(f"locks outside PATHS that record the chains factor changed (revisions stay the same): {run}\n")
     if report.get("proofCovers"):
-        out.append(f"the proof covers {report['proofCovers']}\n")
+        out.append(f"the proof covers {report['proofCovers']}\n" + "".join(_apps(report.get("apps") or {})))
     return "\n".join(out)
+
+
+def _apps(apps: dict[str, list[str]]) -> list[str]:
+    """What the proof said of the repository's apps (``factor.consumers``)."""
+    lines = []
+    if apps.get("built"):
+        lines.append(f"and each app's build, the same before and after: {', '.join(apps['built'])}\n")
+    if apps.get("unchanged"):
+        lines.append(f"apps that read no file factor changes: {', '.join(apps['unchanged'])}\n")
+    if apps.get("notBuilding"):
+        lines.append(f"apps not compared, as they do not build before factor: {', '.join(apps['notBuilding'])}\n")
+    return lines
 
 
 def as_json(report: dict[str, Any]) -> str:

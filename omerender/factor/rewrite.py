@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from omerender.factor.edit import Comments, FieldPath, Lines, apply, edit_document, newline_of
 from omerender.factor.plan import Profile
-from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RUNTIME_PROFILE
+from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INHERIT_FROM, RUNTIME_PROFILE, SERVING_RUNTIME
 from omerender.resolve.merge import MERGE_KEYS
 from omerender.roundtrip import dump, round_trip
 
@@ -192,10 +192,13 @@ def profile_document(profile: Profile) -> dict[str, Any]:
     annotations = {RUNTIME_PROFILE: "true"}
     if profile.parent:
         annotations[INHERIT_FROM] = profile.parent
+    metadata: dict[str, Any] = {"name": profile.name}
+    if profile.namespace is not None:  # a profile of namespaced children: a ServingRuntime in their namespace
+        metadata["namespace"] = profile.namespace
     return {
         "apiVersion": API_VERSION,
-        "kind": CLUSTER_SERVING_RUNTIME,
-        "metadata": {"name": profile.name, "annotations": annotations},
+        "kind": CLUSTER_SERVING_RUNTIME if profile.namespace is None else SERVING_RUNTIME,
+        "metadata": {**metadata, "annotations": annotations},
         "spec": {"disabled": True, **profile.spec},
     }
 

@@ -1,8 +1,10 @@
 """``factor``: read a tree like ``build``, plan profiles, rewrite the files, and prove nothing rendered changes.
 
-Returns the new text of every file to change or create and a report; writes nothing. The proof
-builds the new tree with the same pipeline as the old one and requires, for every runtime, the
-same revision (the merged spec) and, for the whole tree, the same rendered objects to the byte.
+Returns the new text of every file to change or create and a report; writes nothing. Each profile goes where every
+build reading its children reads it (``homes``, ``placement``, ``kustomization``). The proof builds the new tree
+with the same pipeline as the old one and requires, for every runtime, the same revision (the merged spec) and,
+for the whole tree, the same rendered objects to the byte (``proof``); then the same of each app of the repository
+(``consumers``). Lock files that were up to date are kept so (``locks``).
 """
 
 from __future__ import annotations
@@ -10,40 +12,41 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from omerender import codes
-from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, Diagnostic, has_errors, sorted_unique
-from omerender.factor import extract
+from omerender.factor import consumers, placement
 from omerender.factor.edit import Comments, FieldPath
-from omerender.factor.kustomization import list_profiles
-from omerender.factor.plan import Plan, plan, reuse_existing, without_auto_select
-from omerender.factor.rewrite import RewriteError, profile_text, rewrite_file
-from omerender.lifecycle.lock import revision_of
+from omerender.factor.homes import Homes
+from omerender.factor.kustomization import Reach, list_profiles
+from omerender.factor.locks import Relocked, relocked
+from omerender.factor.plan import Plan, plan, reuse_existing
+from omerender.factor.proof import prove
+from omerender.factor.rewrite import RewriteError, rewrite_file
 from omerender.lifecycle.settle import SelectedBy
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
 from omerender.load.obj import Obj
 from omerender.load.reader import PARSE_LEAST_BYTES, ParseMany, load, parse_all
 from omerender.load.source import Source
+from omerender.ome import CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, SERVING_RUNTIME
 from omerender.output.emit import only_searched
+from omerender.paths import holder
 from omerender.pipeline import build_objects, parse_many
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
-from omerender.yamlwrite import dump_stream
-
-HEADER = "Written by `omerender factor`: what the runtimes inheriting from this profile share."
 
 
 @dataclass
 class FactorOptions:
     build: BuildOptions = field(default_factory=BuildOptions)
-    profiles_dir: str | None = None  # None: profiles/ in the first PATH
+    profiles_dir: str | None = None  # None: profiles/ in each child's home (``homes``)
     names: dict[str, str] = field(default_factory=dict)  # default profile stem -> the name wanted
     deep: bool = True  # GPU-class profiles below the engine profiles
     convert_auto_selected: bool = False  # auto-selected runtimes become children with autoSelect: false
     search_paths: list[str] = field(default_factory=list)  # read and proved, never rewritten; their names taken
+    cluster_profiles: bool = False  # ServingRuntime children get ClusterServingRuntime profiles (else per namespace)
+    settings_file: str | None = None  # the run's settings file: its folder is the repository whose apps are proved
 
 
 @dataclass
@@ -66,13 +69,6 @@ def read_text(path: str, budget: Budget) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ReadProblem(f"{path} is no longer valid UTF-8", codes.ENCODING) from None
-
-
-def profiles_folder(paths: list[str], given: str | None) -> Path:
-    if given:
-        return Path(given)
-    first = Path(next(p for p in paths if p != STDIN))
-    return (first if first.is_dir() else first.parent) / "profiles"
 
 
 def _lines(text: str) -> int:
@@ -119,33 +115,6 @@ def _rewrite(
     return files, lines, comments
 
 
-def _profile_comments(p: Plan, comments: dict[str, dict[FieldPath, Comments]]) -> dict[str, dict[FieldPath, Comments]]:
-    """Per profile, the comments its runtimes (and those of the profiles below it) wrote, the first for each field."""
-    below: dict[str, list[str]] = {pr.name: list(pr.members) for pr in p.profiles}
-    out: dict[str, dict[FieldPath, Comments]] = {}
-    for pr in reversed(p.profiles):  # sub-profiles come after their parent: theirs are complete first
-        merged: dict[FieldPath, Comments] = {}
-        for member in below[pr.name]:
-            for path, note in (out.get(member) or comments.get(member) or {}).items():
-                merged.setdefault(path, note)
-        out[pr.name] = merged
-    return out
-
-
-def _profile_files(
-    p: Plan, folder: Path, existing: set[str], comments: dict[str, dict[FieldPath, Comments]]
-) -> dict[str, str]:
-    out: dict[str, str] = {}
-    notes = _profile_comments(p, comments)
-    for profile in p.profiles:
-        path, n = folder / f"{profile.name}.yaml", 2
-        while path.as_posix() in existing or path.exists():
-            path, n = folder / f"{profile.name}-{n}.yaml", n + 1
-        out[path.as_posix()] = profile_text(profile, HEADER, notes[profile.name])
-        existing.add(path.as_posix())
-    return out
-
-
 def _objects(texts: dict[str, str], namespace: str, parsing: ParseMany | None) -> tuple[list[Obj], list[Diagnostic]]:
     """The objects of factor's new texts (parsed as the inputs are, in workers when they are large)."""
     objects: list[Obj] = []
@@ -158,66 +127,6 @@ def _objects(texts: dict[str, str], namespace: str, parsing: ParseMany | None) -
     return objects, problems
 
 
-def _by_key(result: BuildResult) -> dict[str, Obj]:
-    return {runtime_key(r): r for r in result.universe.all_runtimes()}
-
-
-def _prove(old: BuildResult, new: BuildResult, converted: set[str]) -> list[Diagnostic]:
-    problems = [
-        Diagnostic(
-            d.path,
-            d.line,
-            d.col,
-            ERROR,
-            f"factor's output does not build (a bug in factor): {d.message}",
-            codes.FACTOR_PROOF,
-        )
-        for d in new.diagnostics
-        if d.severity == ERROR
-    ]
-    new_runtimes = _by_key(new)
-    for key, runtime in sorted(_by_key(old).items()):
-        chain_old, chain_new = old.chains[key], new.chains.get(key) if key in new_runtimes else None
-        if chain_new is None or chain_new.spec is None or chain_old.spec is None:
-            problems.append(
-                runtime.diag(ERROR, f"factor would break runtime {key} (a bug in factor)", code=codes.FACTOR_PROOF)
-            )
-            continue
-        expected = without_auto_select(chain_old.spec) if key in converted else chain_old.spec
-        if revision_of(expected) != revision_of(chain_new.spec):
-            where = extract.first_difference(expected, chain_new.spec)
-            problems.append(
-                runtime.diag(
-                    ERROR,
-                    f"factor would change the merged spec of {key} at {where} (revision {revision_of(expected)} "
-                    f"-> {revision_of(chain_new.spec)}); a bug in factor, nothing written",
-                    code=codes.FACTOR_PROOF,
-                )
-            )
-    old_objects = {_object_key(o): o for o in old.objects}
-    new_objects = {_object_key(o): o for o in new.objects}
-    for ident in sorted(old_objects.keys() | new_objects.keys()):
-        before, after = old_objects.get(ident), new_objects.get(ident)
-        if before is None or after is None or dump_stream([before]) != dump_stream([after]):
-            where = extract.first_difference(before, after, "") if before and after else "(the whole object)"
-            problems.append(
-                Diagnostic(
-                    "<factor>",
-                    1,
-                    1,
-                    ERROR,
-                    f"factor would change rendered {'/'.join(p for p in ident if p)} at {where or '(order)'}; a bug in "
-                    "factor, nothing written",
-                    codes.FACTOR_PROOF,
-                )
-            )
-    if not problems and dump_stream(old.objects) != dump_stream(new.objects):
-        problems.append(
-            Diagnostic("<factor>", 1, 1, ERROR, "factor would reorder rendered objects", codes.FACTOR_PROOF)
-        )
-    return problems
-
-
 def _relying_on_selection(result: BuildResult) -> list[tuple[Obj, str]]:
     """InferenceServices that name no runtime, and the runtime OME selects for each."""
     records = result.lifecycle.records
@@ -226,11 +135,6 @@ def _relying_on_selection(result: BuildResult) -> list[tuple[Obj, str]]:
         for _, record in sorted(records.items())
         if record.selection == SelectedBy.OME and record.runtime is not None
     ]
-
-
-def _object_key(obj: dict[str, Any]) -> tuple[str, str, str]:
-    meta = obj.get("metadata") or {}
-    return (str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
 
 
 def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple[str, int]]) -> dict[str, Any]:
@@ -272,6 +176,52 @@ def _report(p: Plan, lines: dict[str, tuple[int, int]], written: dict[str, tuple
     }
 
 
+def _isvc_files(result: BuildResult) -> list[str]:
+    return sorted({isvc.path for isvc in result.universe.isvcs.values()})
+
+
+def _repository(
+    paths: list[str], options: FactorOptions, run: BuildResult, top: str | None
+) -> tuple[list[Obj], list[Diagnostic]]:
+    """The runtimes and InferenceServices of the repository whose apps factor proves (its folder and the search
+    paths, read once, leniently: what they name and where they lie is what counts); the run's own without one. A
+    repository too large to read whole is an error: its apps would go unproved."""
+    if top is None or holder(top, paths) is not None:
+        return [*run.universe.all_runtimes(), *run.universe.isvcs.values()], []
+    budget = Budget(max_file_bytes=options.build.max_file_bytes)
+    loaded = load([top, *options.search_paths], options.build.namespace, budget, parse_many=parse_many(options.build))
+    kinds = (CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME, INFERENCE_SERVICE)
+    return [o for o in loaded.objects if o.kind in kinds], [
+        d for d in loaded.diagnostics if d.code == codes.RUN_TOO_LARGE
+    ]
+
+
+def _locks(found: list[Relocked], paths: list[str]) -> tuple[list[Relocked], list[Relocked]]:
+    """The locks factor rewrites (inside PATHS), and those it leaves for ``omerender lock`` (outside them)."""
+    unique = list({os.path.realpath(lock.path): lock for lock in reversed(found)}.values())[::-1]
+    inside = [lock for lock in unique if holder(lock.path, paths) is not None]
+    return inside, [lock for lock in unique if lock not in inside]
+
+
+def _prove_apps(
+    paths: list[str],
+    options: FactorOptions,
+    repository: list[Obj],
+    top: str | None,
+    homes: Homes,
+    change: consumers.Change,
+    converted: set[str],
+) -> consumers.Proved:
+    """The proof over the repository's apps (``consumers``) and, when there are several, each PATH on its own; a
+    single PATH is the run itself."""
+    found = consumers.apps(repository, homes, options.search_paths, [top] if top else paths)
+    if len(paths) > 1:
+        found = sorted({os.path.realpath(p): p for p in [*found, *paths] if os.path.isdir(p)}.values())
+    alone = {os.path.realpath(path) for path in paths} if len(paths) == 1 else set()
+    apps = [app for app in found if os.path.realpath(app) not in alone]
+    return consumers.prove_apps(apps, options.search_paths, change, options.build, converted)
+
+
 def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] = lambda: b"") -> FactorResult:
     namespace, limit = options.build.namespace, options.build.max_file_bytes
     budget = Budget(max_file_bytes=limit)  # the inputs' (read twice when runtimes are rewritten)
@@ -283,6 +233,13 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     if old.failed:
         return result
     searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
+    homes = Homes(paths, options.search_paths, _isvc_files(old))
+    top = consumers.repository(options.settings_file, paths)
+    repository, unread = _repository(paths, options, old, top)
+    if unread:
+        result.diagnostics = sorted_unique(result.diagnostics + unread)
+        return result
+    runtimes = [o for o in repository if o.kind != INFERENCE_SERVICE]
     p = plan(
         old.universe,
         old.chains,
@@ -291,8 +248,11 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         options.convert_auto_selected,
         owned=lambda runtime: not searched(runtime),
         jobs=options.build.parse_jobs,
+        home=placement.folder_for(homes, options.profiles_dir),
+        cluster=options.cluster_profiles,
+        elsewhere=runtimes,
     )
-    reuse_existing(p, old.universe)
+    reuse_existing(p, old.universe, placement.reusable(options.search_paths))
     relying = _relying_on_selection(old)
     converted = {runtime_key(c.runtime) for c in p.children if c.converted}
     lost = [
@@ -323,29 +283,59 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
             Diagnostic("<factor>", 1, 1, ERROR, f"factor cannot rewrite: {exc}", codes.FACTOR_PROOF)
         )
         return result
-    profiles = _profile_files(p, profiles_folder(paths, options.profiles_dir), set(loaded.files), comments)
-    # a profile in a kustomize folder is listed in its kustomization, else nothing would read it
-    listing = list_profiles(sorted(profiles), paths, options.search_paths, lambda path: read_text(path, rewrites))
-    if listing.problems:
-        result.diagnostics = sorted_unique(result.diagnostics + listing.problems)
+    made = placement.profile_files(p, set(loaded.files), comments, texts)
+    where = {name: path for name, (path, _) in made.items()}
+    profiles = dict(made.values())
+    # every kustomization that lists a child, and every search path holding one, must read its profile
+    reaches = Reach()
+    listing = list_profiles(
+        placement.listers(p, homes, where), paths, options.search_paths, lambda path: read_text(path, rewrites), reaches
+    )
+    refused = listing.problems + placement.search_refusals(p, homes, where, options.search_paths)
+    refused += consumers.clashes(p.profiles, where, runtimes)
+    if refused:
+        result.diagnostics = sorted_unique(result.diagnostics + refused)
         return result
-    written = {pr.name: (path, _lines(text)) for pr, (path, text) in zip(p.profiles, profiles.items(), strict=True)}
+    proved = consumers.Proved()
     if p.children:
-        rewritten = frozenset(os.path.realpath(f) for f in files)  # read again only what was not rewritten
+        new_objects, problems = _objects({**files, **profiles}, namespace, parsing)
+        by_path: dict[str, list[Obj]] = {}
+        for obj in new_objects:
+            by_path.setdefault(obj.path, []).append(obj)
+        change = consumers.Change(
+            {os.path.realpath(path): by_path.get(path, []) for path in files},
+            {path: by_path.get(path, []) for path in profiles},
+            listing.listed,
+            reaches,
+        )
+        rewritten = frozenset(change.rewritten)  # read again only what was not rewritten
         again = load(everything, namespace, budget, stdin, skip=rewritten, parse_many=parsing)
         kept = [o for o in again.objects if o.path not in files]
-        new_objects, problems = _objects({**files, **profiles}, namespace, parsing)
-        new = build_objects(kept + new_objects, again.diagnostics + problems, options.build, paths)
-        proof = _prove(old, new, converted)
+        read = {*files, *change.profiles_read(everything)}
+        added = [o for o in new_objects if o.path in read]  # what a build of PATHS reads
+        new = build_objects(kept + added, again.diagnostics + problems, options.build, paths)
+        proof = prove(old, new, converted)
+        if not proof:
+            proved = _prove_apps(paths, options, repository, top, homes, change, converted)
+            proof = proved.problems
+            own = relocked(old, new, paths, options.search_paths)
+            proved.locks[:0] = [own] if own is not None else []
         if proof:
             result.diagnostics = sorted_unique(result.diagnostics + proof)
             return result
-    result.files = {**files, **profiles, **listing.files}
-    result.originals = {**texts, **listing.originals}
+    written = {name: (path, _lines(profiles[path])) for name, path in where.items()}
+    locks, elsewhere = _locks(proved.locks, paths)
+    result.files = {**files, **profiles, **listing.files, **{lock.path: lock.after for lock in locks}}
+    result.originals = {**texts, **listing.originals, **{lock.path: lock.before for lock in locks}}
     result.report = _report(p, lines, written)
     result.report["reused"] = p.reused
     result.report["kustomizations"] = sorted(listing.files)
     result.report["proofCovers"] = "PATHS and --search-path" if options.search_paths else "PATHS only"
+    result.report["apps"] = {"built": proved.built, "unchanged": proved.unchanged, "notBuilding": proved.broken}
+    result.report["locks"] = {
+        "rewritten": [lock.path for lock in locks],
+        "toRecord": [{"lock": lock.path, "command": f"omerender lock {' '.join(lock.roots)}"} for lock in elsewhere],
+    }
     result.report["autoSelection"] = [
         {"inferenceService": f"{isvc.namespace}/{isvc.name}", "runtime": runtime} for isvc, runtime in relying
     ]
