@@ -62,6 +62,11 @@ _FLUSH = 1 << 20
 _READ = 1 << 26
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity; a cgroup quota is not seen)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 class WorkerFailed(RuntimeError):
     """A worker raised, exited or was killed: the run cannot go on (an internal error, exit 3)."""
 

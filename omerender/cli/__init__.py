@@ -16,7 +16,8 @@ from collections.abc import Iterator, MutableMapping
 import click
 
 from omerender import __version__
-from omerender.cli.common import ARGV_KEY, exit_hard
+from omerender.cli.params import ARGV_KEY
+from omerender.cli.streams import exit_hard
 
 FAMILIES = {
     "build": "build",

@@ -7,18 +7,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from omerender.cli.common import (
-    STDOUT_HINT,
-    guard,
-    keep_to_exit,
-    output_option,
-    paths_argument,
-    refuse_output_in_input,
-    report_settings,
-    resolve_kube_version,
-    stdin,
-)
+from omerender.cli.guard import guard, stdin
 from omerender.cli.options import settings_options
+from omerender.cli.params import STDOUT_HINT, output_option, paths_argument
+from omerender.cli.present import refuse_output_in_input, resolve_kube_version
+from omerender.cli.report import report_settings
+from omerender.cli.streams import keep_to_exit
 from omerender.errors import EXIT_FINDINGS
 from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 from omerender.settings import Settings
@@ -69,10 +63,10 @@ def build(paths: tuple[str, ...], settings: Settings) -> None:
 
 
 def cores() -> int:
-    """The cores this process may run on (its CPU affinity; a cgroup quota is not seen)."""
-    import os
+    """``fanout.cores``, under its old name here (``commands.request.parse_jobs`` is the ``-j`` default)."""
+    from omerender.fanout import cores as available
 
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return available()
 
 
 def _fanout(settings: Settings, paths: tuple[str, ...]) -> Fanout | None:

@@ -10,8 +10,10 @@ from typing import Any
 import click
 
 from omerender.cli.build import render
-from omerender.cli.common import guard, report, resolve_kube_version, stdin
+from omerender.cli.guard import guard, stdin
 from omerender.cli.options import file_layer, say_origins
+from omerender.cli.present import resolve_kube_version
+from omerender.cli.report import report
 from omerender.cli.verdict import concluded, count_reported
 from omerender.errors import EXIT_FINDINGS
 from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, resolve

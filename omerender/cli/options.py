@@ -15,7 +15,9 @@ from typing import Any
 
 import click
 
-from omerender.cli.common import F, folder_callback, guard, namespace_callback, refuse_reports_in_input
+from omerender.cli.guard import F, guard
+from omerender.cli.params import folder_callback, namespace_callback
+from omerender.cli.present import refuse_reports_in_input
 from omerender.errors import EXIT_USAGE
 from omerender.settings import Kind, Layer, Origin, Settings, SettingsError, Spec, for_command
 
@@ -104,7 +106,7 @@ def file_layer(config: str | None, paths: list[str], top: str | None = None) -> 
     """The settings file's values (``config``, else ``.omerender.yaml`` found from the first path, up to
     ``top`` at most, which is then the repository its paths stay in) and its path; its problems are reported
     (located) and end the run with exit 2, as every settings error does."""
-    from omerender.cli.common import report
+    from omerender.cli.report import report
     from omerender.load import settings_file
 
     path = config or settings_file.find(paths, top)

@@ -45,7 +45,7 @@ def echo_pieces(pieces: Iterable[str | bytes]) -> None:
 
 def deliver(selection: Selection, result: BuildResult, settings: Settings, ctx: click.Context) -> None:
     """Print the selection with its ``-o`` format, or write or compare ``--output-dir``; exit 1 on a verdict."""
-    from omerender.cli.common import command_line
+    from omerender.cli.params import command_line
     from omerender.output.delivery import empty_problem, to_folder
     from omerender.output.formats import BUILD_PIECES
 

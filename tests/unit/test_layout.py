@@ -14,7 +14,7 @@ SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.er
 SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.constants", "omerender.paths"}
 SHARED |= {"omerender.settings", "omerender.catalogue", "omerender.headroom"}
 STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
-STAGES += ("factor", "gitops", "cli")
+STAGES += ("factor", "commands", "gitops", "cli")
 
 
 def _module(path: Path) -> str:
@@ -115,3 +115,15 @@ def test_no_import_cycles() -> None:
 def test_every_cli_module_imports_alone(module: str) -> None:
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_use_cases_import_no_click() -> None:
+    """``omerender.commands`` is below the CLI: no click, so nothing there can print a usage error or exit."""
+    found = []
+    for path in sorted((PACKAGE / "commands").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.name}: {name}" for name in names if name.split(".")[0] == "click"]
+    assert (PACKAGE / "commands" / "__init__.py").exists()
+    assert found == []
