@@ -1,9 +1,8 @@
 """What a build is asked (``BuildOptions``) and what it returns (``BuildResult``, ``StatusResult``).
 
-Typed where they are used: the lifecycle's diff, the forest, factor, the output and the CLI all read
-a ``BuildResult``. It sits on the lifecycle's floor (tests/unit/test_layout.py): it holds the
-lifecycle's decisions (``lifecycle.settle.Lifecycle``), and ``lifecycle.diff`` compares two results;
-``lifecycle.settle`` itself does not import it.
+Typed where they are used: ``changes`` (the diff of two builds), the forest, factor, the output and the CLI all
+read a ``BuildResult``. It sits on the pipeline's floor (tests/unit/test_layout.py): it holds the lifecycle's
+decisions (``lifecycle.settle.Lifecycle``), and nothing below the pipeline imports it.
 """
 
 from __future__ import annotations

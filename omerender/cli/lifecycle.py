@@ -72,9 +72,9 @@ def effective(isvc: str, paths: tuple[str, ...], show_origin: bool, settings: Se
     revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin,
     fields the InferenceService sets on its components are listed under the runtime config they override.
     """
+    from omerender.changes.sides import CONFIG_CODES, concerning, dropped_error
     from omerender.diagnostics import ERROR, sorted_unique
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.sides import CONFIG_CODES, concerning, dropped_error
     from omerender.output.emit import only_searched
     from omerender.pipeline import build, options_from
 
@@ -146,8 +146,8 @@ def lock_command(paths: tuple[str, ...], roll_forward: tuple[str, ...], settings
     runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
     file is restored), so that what it runs never changes silently.
     """
+    from omerender.changes.relock import recorded, verdict
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.relock import recorded, verdict
     from omerender.output.emit import only_searched
     from omerender.output.writer import write_file
     from omerender.pipeline import build, options_from
@@ -179,9 +179,9 @@ def _sides_built(
     given: tuple[list[str], list[str]], git_ref: str | None, settings: Settings, scratch: str
 ) -> tuple[BuildResult, BuildResult, set[str], list[Diagnostic]]:
     """Build the old and new side of the diff; the old one's diagnostics named ``GIT_REF:path``."""
-    from omerender.lifecycle.gitref import GitError, paths_at
+    from omerender.changes.gitref import GitError, paths_at
+    from omerender.changes.sides import others_files, relabel, searched_isvcs, sides
     from omerender.lifecycle.lock import default_path
-    from omerender.lifecycle.sides import others_files, relabel, searched_isvcs, sides
     from omerender.output.emit import only_searched
     from omerender.pipeline import build, options_from
 
@@ -248,8 +248,8 @@ def diff(
     old side). InferenceServices found only there (under no diffed PATH) are not compared.
     """
 
-    from omerender.lifecycle.diff import changed, compare
-    from omerender.lifecycle.sides import two_sides
+    from omerender.changes.diff import changed, compare
+    from omerender.changes.sides import two_sides
     from omerender.output.leftovers import scratch as scratch_folder
 
     given = two_sides(paths, roots["old"], roots["new"], git_ref)

@@ -55,7 +55,7 @@ def _collapsed(whole: Forest, picked: Forest) -> Forest:
 
 
 def picture(report: dict[str, Any], new: Any) -> str:
-    """A fenced ```mermaid block for ``report`` (``lifecycle.diff.compare``) over the build ``new``;
+    """A fenced ```mermaid block for ``report`` (``changes.diff.compare``) over the build ``new``;
     "" when nothing in the new tree is affected."""
     whole = forest(new)
     focus = _focus(report, whole)

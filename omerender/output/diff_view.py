@@ -1,4 +1,4 @@
-"""``diff``'s text and markdown forms of ``lifecycle.diff.compare``'s report (json is the report itself).
+"""``diff``'s text and markdown forms of ``changes.diff.compare``'s report (json is the report itself).
 
 Values from the input are printed as JSON (strings quoted, control characters escaped), and paths
 through ``markdown.visible``, so no line of the text form can be split or overwritten by what a
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omerender.lifecycle.diff import changed
+from omerender.changes.diff import changed
 from omerender.output.markdown import code, row, visible
 
 MARK = {"changed": "~", "added": "+", "removed": "-", "reordered": "^"}

@@ -159,20 +159,20 @@ STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
 
 
 def _effective_table(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe, origin_rows, text
+    from omerender.changes.effective import describe, origin_rows, text
 
     return text(describe(record, False, show_origin), origin_rows(record) if show_origin else None)
 
 
 def _effective_yaml(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe
+    from omerender.changes.effective import describe
     from omerender.load.yamlio import dump_one
 
     return dump_one(describe(record, True, show_origin))
 
 
 def _effective_json(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe
+    from omerender.changes.effective import describe
 
     return dump_json(describe(record, True, show_origin))
 

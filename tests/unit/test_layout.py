@@ -13,8 +13,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "omerender"
 SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.errors", "omerender.ome"}
 SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.constants", "omerender.paths"}
 SHARED |= {"omerender.settings", "omerender.catalogue", "omerender.headroom"}
-STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
-STAGES += ("factor", "commands", "gitops", "cli")
+STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "changes")
+STAGES += ("forest", "output", "factor", "commands", "gitops", "cli")
 
 
 def _module(path: Path) -> str:
@@ -41,9 +41,8 @@ def _imports() -> dict[str, set[str]]:
     return graph
 
 
-# A top-level module that is not shared sits on a stage's floor: the build's result holds the lifecycle's
-# decisions and lifecycle.diff compares results (lifecycle.settle must not import it: the cycle test).
-FLOORS = {"omerender.result": "lifecycle", "omerender.fanout": "pipeline"}  # fanout: the pipeline's workers
+# A top-level module that is not shared sits on a stage's floor: the build's options and result, and its workers.
+FLOORS = {"omerender.result": "pipeline", "omerender.fanout": "pipeline"}
 
 
 def _stage(module: str) -> int | None:

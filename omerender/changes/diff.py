@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import ome
-from omerender.lifecycle import fielddiff
-from omerender.lifecycle.fielddiff import Item, Segment
+from omerender.changes import fielddiff
+from omerender.changes.fielddiff import Item, Segment
 from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin

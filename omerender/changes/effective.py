@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from omerender.changes.diff import effective_tree
 from omerender.constants import SyncMode
-from omerender.lifecycle.diff import effective_tree
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 
