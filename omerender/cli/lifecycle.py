@@ -248,7 +248,7 @@ def diff(
     old side). InferenceServices found only there (under no diffed PATH) are not compared.
     """
 
-    from omerender.changes.diff import changed, compare
+    from omerender.changes.diff import compare
     from omerender.changes.sides import two_sides
     from omerender.output.leftovers import scratch as scratch_folder
 
@@ -268,7 +268,7 @@ def diff(
         click.echo(DIFF_FORMATS[fmt](comparison), nl=False)
     if old.failed or new.failed:
         sys.exit(EXIT_TREE_BROKEN)
-    sys.exit(EXIT_FINDINGS if changed(comparison) else 0)
+    sys.exit(EXIT_FINDINGS if comparison.changed else 0)
 
 
 COMMANDS = (effective, lock_command, diff)
