@@ -68,13 +68,17 @@ class UsageProblem:
 class Outcome(Generic[P]):
     """A command's result: ``payload`` (what it shows; None when it shows nothing), the ``diagnostics`` to
     report, ``notes`` said after them, the ``verdict``, and the builds the reports describe (``builds``: the
-    runtimes and InferenceServices a JUnit or GitLab report lists; the last one is what ``-v`` counts)."""
+    runtimes and InferenceServices a JUnit or GitLab report lists; the last one is what ``-v`` counts).
+
+    ``problem``: a usage problem found only once the inputs were read (``--runtime`` naming a runtime they do
+    not hold): said after the diagnostics and notes, as click's usage error (verdict ``USAGE``)."""
 
     payload: P | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     verdict: Verdict = Verdict.OK
     notes: list[Note] = field(default_factory=list)
     builds: tuple[BuildResult, ...] = ()
+    problem: UsageProblem | None = None
 
     @property
     def failed(self) -> bool:
