@@ -66,11 +66,11 @@ def _tree_cases() -> list[str]:
 
 @pytest.mark.parametrize("name", _tree_cases())
 def test_golden_tree_cases_are_the_same_when_workers_parse(name: str, run_cli, monkeypatch) -> None:
-    from omerender.cli import build
+    from omerender.commands import request
     from omerender.load import reader
 
     monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
-    monkeypatch.setattr(build, "cores", lambda: 3)  # tree parses in as many processes as there are cores
+    monkeypatch.setattr(request, "cores", lambda: 3)  # tree parses in as many processes as there are cores
     case = CASES / name
     monkeypatch.chdir(case)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,31 @@ def factor_text(outcome: Outcome[factor_command.Factored], fmt: str = "table", d
 
     result = factored(outcome)
     return FACTOR_FORMATS[fmt](result.report) + (unified_diffs(result.originals, result.files) if diffs else "")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A use case's outcome as the CLI shows it: its exit code, stdout and stderr (``said``)."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"exit {self.exit_code}\n--- stdout\n{self.stdout}--- stderr\n{self.stderr}"
+
+
+def factor_shown(
+    paths: Sequence[PathLike] | PathLike,
+    choices: factor_command.Choices,
+    fmt: str = "table",
+    diffs: bool = False,
+    **given: Any,
+) -> Shown:
+    """``factor`` run with ``choices`` and the settings, shown as the CLI shows it (``-o FMT``, ``--diff``)."""
+    outcome = factor(paths, choices, **given)
+    stdout = factor_text(outcome, fmt, diffs) if outcome.verdict is Verdict.OK else ""
+    return Shown(outcome.verdict.exit_code, stdout, said(outcome))
 
 
 def factored(outcome: Outcome[factor_command.Factored]) -> FactorResult:
