@@ -12,7 +12,10 @@ for byte alike.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from omerender.result import Resolved
 
 if TYPE_CHECKING:
     from omerender.fanout import Scratch
@@ -63,6 +66,21 @@ class Prerendered(dict[str, Any]):
         return self.texts.read(*self.span)
 
 
+@dataclass
+class PrerenderedBuild(Resolved):
+    """A build whose InferenceServices forked workers rendered (``build -j``): ``objects`` are their stand-ins, in
+    output order. The lifecycle's records of those InferenceServices stayed in the workers, so only ``build``
+    takes it (a command that needs whole objects or every record takes a ``result.BuildResult``)."""
+
+    objects: list[Prerendered] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, resolved: Resolved, objects: list[Prerendered]) -> PrerenderedBuild:
+        built = resolved.carried(cls)
+        built.objects = objects
+        return built
+
+
 def _rebuild(identity: dict[str, Any], span: Span, lead: Span | None, note: Any) -> Prerendered:
     found = Prerendered.__new__(Prerendered)
     dict.update(found, identity)
@@ -70,11 +88,10 @@ def _rebuild(identity: dict[str, Any], span: Span, lead: Span | None, note: Any)
     return found
 
 
-def adopt(stand_ins: list[dict[str, Any]], texts: Scratch) -> None:
+def adopt(stand_ins: list[Prerendered], texts: Scratch) -> None:
     """In the parent: the stand-ins a worker sent back find their text in ``texts``, the worker's scratch file."""
     for found in stand_ins:
-        if isinstance(found, Prerendered):
-            found.texts = texts
+        found.texts = texts
 
 
 def _put(texts: Scratch, text: str) -> Span:
