@@ -12,7 +12,7 @@ from omerender import codes, ome
 from omerender.admission import annotations as metadata_checks
 from omerender.admission import defaults as admission
 from omerender.admission import validate
-from omerender.constants import ValidationMode
+from omerender.constants import DEFAULT_KUBE_VERSION, ValidationMode
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors, sorted_unique
 from omerender.lifecycle.lock import default_path
 from omerender.lifecycle.settle import Lifecycle
@@ -320,17 +320,28 @@ def settings_files(options: BuildOptions) -> frozenset[str]:
     return frozenset(os.path.realpath(path) for path in given if path and path != "-")
 
 
-def options_from(settings: Settings, **rest: Any) -> BuildOptions:
-    """The core's options from the run's settings, made in this one place; ``rest`` are the command's own
-    (the resolved Kubernetes version, a lock file chosen by the command, roll-forward keys)."""
-    fields: dict[str, Any] = {
-        "namespace": settings.namespace,
-        "max_file_bytes": settings.max_file_size,
-        "validate": ValidationMode(settings.validate),
-        "lock_file": settings.lock_file,
-        "model_metadata": settings.model_metadata,
-        "controller_config": settings.controller_config,
-        "fail_empty_input": settings.fail_empty_input,
-        "keep_last_good": settings.keep_last_good,
-    }
-    return BuildOptions(**{**fields, **rest})
+def options_from(
+    settings: Settings,
+    *,
+    kube_version: str | None = DEFAULT_KUBE_VERSION,
+    lock_file: str | None = None,
+    parse_jobs: int = 1,
+    roll_forward: tuple[str, ...] = (),
+    relock: bool = False,
+) -> BuildOptions:
+    """The core's options from the run's settings, for the command modules not yet on their use case
+    (``commands.request.build_options`` is the rule: it places the lock file itself)."""
+    return BuildOptions(
+        namespace=settings.namespace,
+        max_file_bytes=settings.max_file_size,
+        validate=ValidationMode(settings.validate),
+        lock_file=lock_file or settings.lock_file,
+        model_metadata=settings.model_metadata,
+        controller_config=settings.controller_config,
+        fail_empty_input=settings.fail_empty_input,
+        keep_last_good=settings.keep_last_good,
+        kube_version=kube_version,
+        parse_jobs=parse_jobs,
+        roll_forward=roll_forward,
+        relock=relock,
+    )

@@ -12,6 +12,7 @@ from typing import Any
 from omerender.forest.graph import mermaid
 from omerender.forest.model import ISVC, MORE, Forest, Link, Node, finish, forest, keep
 from omerender.forest.select import ancestors, collapse_isvcs, descendants
+from omerender.result import BuildResult
 
 # Mermaid's defaults (maxTextSize, maxEdges), which GitHub and GitLab render with: past them, no picture
 MAX_TEXT, MAX_EDGES = 50_000, 500
@@ -54,7 +55,7 @@ def _collapsed(whole: Forest, picked: Forest) -> Forest:
     return finish(picked)
 
 
-def picture(report: dict[str, Any], new: Any) -> str:
+def picture(report: dict[str, Any], new: BuildResult) -> str:
     """A fenced ```mermaid block for ``report`` (``lifecycle.diff.compare``) over the build ``new``;
     "" when nothing in the new tree is affected."""
     whole = forest(new)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from omerender.result import Resolved
 
 if TYPE_CHECKING:
+    from omerender.diagnostics import Diagnostic
     from omerender.fanout import Scratch
 
 ISVC_LABEL = "ome.io/inferenceservice"
@@ -45,7 +46,9 @@ class Prerendered(dict[str, Any]):
 
     __slots__ = ("lead", "note", "span", "texts")
 
-    def __init__(self, body: dict[str, Any], texts: Scratch, span: Span, lead: Span | None, note: Any) -> None:
+    def __init__(
+        self, body: dict[str, Any], texts: Scratch, span: Span, lead: Span | None, note: Diagnostic | None
+    ) -> None:
         found = body.get("metadata")
         meta: dict[str, Any] = found if isinstance(found, dict) else {}
         kept: dict[str, Any] = {k: meta[k] for k in ("name", "namespace") if k in meta}
