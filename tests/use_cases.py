@@ -15,20 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from omerender.changes.relock import LockVerdict
+from omerender.commands import build as build_command
 from omerender.commands import diff as diff_command
 from omerender.commands import effective as effective_command
 from omerender.commands import factor as factor_command
 from omerender.commands import forest as forest_command
 from omerender.commands import lock as lock_command
+from omerender.commands import status as status_command
 from omerender.commands.outcome import Outcome, Verdict
-from omerender.commands.request import Inputs, build_options, kube_check
 from omerender.diagnostics import one_line
 from omerender.errors import OmerenderError
 from omerender.factor.run import FactorResult
 from omerender.forest.model import Forest
 from omerender.lifecycle.settle import Effective
-from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS, GRAPH_FORMATS
-from omerender.pipeline import build
+from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS, GRAPH_FORMATS, STATUS_FORMATS, StatusView
 from omerender.result import BuildResult
 from omerender.settings import Settings
 
@@ -159,11 +159,23 @@ def factored(outcome: Outcome[factor_command.Factored]) -> FactorResult:
 
 
 def built(paths: Sequence[PathLike] | PathLike, **given: Any) -> BuildResult:
-    """The build ``omerender build PATHS`` makes with these settings (one process: no fan-out)."""
-    settings = Settings(**given)
-    inputs = Inputs.of(settings, _paths(paths))
-    version = kube_check(settings.kube_version).version
-    return build(inputs.roots, build_options(settings, inputs.paths, kube_version=version))
+    """The build ``omerender build PATHS`` makes with these settings (``commands.build.run``), rendered here."""
+    outcome = build_command.run(build_command.BuildRequest.from_settings(Settings(**given), _paths(paths)))
+    assert outcome.payload is not None, said(outcome)
+    result = outcome.payload.result
+    assert isinstance(result, BuildResult), "rendered by workers: the test's tree is too large"
+    return result
+
+
+def status(paths: Sequence[PathLike] | PathLike, **given: Any) -> Outcome[StatusView]:
+    request = status_command.StatusRequest.from_settings(Settings(**given), _paths(paths), stdin=lambda: b"")
+    return status_command.run(request)
+
+
+def status_text(outcome: Outcome[StatusView], fmt: str = "table") -> str:
+    """The view as ``status -o FMT`` prints it."""
+    assert outcome.payload is not None, said(outcome)
+    return STATUS_FORMATS[fmt](outcome.payload)
 
 
 def shown(result: BuildResult) -> list[str]:

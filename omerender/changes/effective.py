@@ -7,6 +7,7 @@ from typing import Any
 
 from omerender.changes.diff import effective_tree
 from omerender.constants import SyncMode
+from omerender.data import Json
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 
@@ -93,12 +94,12 @@ def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def origin_rows(record: Effective) -> list[tuple[str, Any, str]]:
+def origin_rows(record: Effective) -> list[tuple[str, Json, str]]:
     """``(path, value, origin)`` for every field of the merged spec with the InferenceService's components laid over."""
     return [(path, value, source) for path, (value, source) in origin.flatten(effective_tree(record)).items()]
 
 
-def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Any, str]] | None = None) -> str:
+def text(desc: dict[str, Any], rows_of_origin: list[tuple[str, Json, str]] | None = None) -> str:
     runtime = desc["runtime"]
     kind = runtime.get("kind", "runtime")
     name = "/".join(p for p in (runtime.get("namespace"), runtime.get("name", "<none>")) if p)

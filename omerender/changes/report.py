@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omerender.changes.fielddiff import Kind
+from omerender.data import Json
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ class Change:
 
     path: str
     change: Kind
-    old: Any
-    new: Any
+    old: Json
+    new: Json
     origin: str
 
     def as_data(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.output.ci_reports import Subject
     from omerender.output.repo_paths import RepoRoot
-    from omerender.result import BuildResult
+    from omerender.result import Resolved
 
 
 def report(
@@ -71,7 +71,7 @@ def repo_root() -> RepoRoot | None:
     return RepoRoot(cwd, root_of(cwd, ""))
 
 
-def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
+def subjects_of(*results: Resolved) -> Callable[[], Sequence[Subject]]:
     """The runtimes and InferenceServices of ``results`` for the junit report, read only if it is asked for."""
 
     def read() -> Sequence[Subject]:
@@ -82,7 +82,7 @@ def subjects_of(*results: BuildResult) -> Callable[[], Sequence[Subject]]:
     return read
 
 
-def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: BuildResult) -> None:
+def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: Resolved) -> None:
     """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists
     (the last one is what ``-v``'s summary counts)."""
     from omerender.cli.verdict import count_read

@@ -105,7 +105,7 @@ def _standard_streams() -> None:
         sys.stderr = _wrapped(sys.stderr, sys.stderr.fileno())
 
 
-def exit_hard(main: Callable[[], Any]) -> None:
+def exit_hard(main: Callable[[], object]) -> None:
     """Run ``main`` and end the process with its exit code, once stdout and stderr are flushed, without the
     interpreter's teardown (mypy ends the same way): the outputs are written and closed by then.
 

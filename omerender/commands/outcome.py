@@ -15,7 +15,7 @@ from omerender.errors import EXIT_FINDINGS, EXIT_TREE_BROKEN, EXIT_USAGE
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
-    from omerender.result import BuildResult
+    from omerender.result import Resolved
 
 P = TypeVar("P")
 
@@ -77,7 +77,7 @@ class Outcome(Generic[P]):
     diagnostics: list[Diagnostic] = field(default_factory=list)
     verdict: Verdict = Verdict.OK
     notes: list[Note] = field(default_factory=list)
-    builds: tuple[BuildResult, ...] = ()
+    builds: tuple[Resolved, ...] = ()
     problem: UsageProblem | None = None
 
     @property

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from omerender.forest.graph import mermaid
 from omerender.forest.model import ISVC, MORE, Forest, Link, Node, finish, forest, keep
 from omerender.forest.select import ancestors, collapse_isvcs, descendants
+from omerender.result import BuildResult
 
 if TYPE_CHECKING:
     from omerender.changes.report import DiffReport
-    from omerender.result import BuildResult
 
 # Mermaid's defaults (maxTextSize, maxEdges), which GitHub and GitLab render with: past them, no picture
 MAX_TEXT, MAX_EDGES = 50_000, 500

@@ -29,7 +29,7 @@ from omerender.diagnostics import Diagnostic, Severity
 from omerender.output.formats import dump_json
 
 if TYPE_CHECKING:
-    from omerender.result import BuildResult
+    from omerender.result import Resolved
 
 CODE_QUALITY_SEVERITY: dict[Severity, str] = {"error": "critical", "warning": "minor", "info": "info"}
 UNTIMED = "0"
@@ -136,7 +136,7 @@ def render_gitlab(
     return dump_json(issues)
 
 
-def subjects_of(result: BuildResult) -> list[Subject]:
+def subjects_of(result: Resolved) -> list[Subject]:
     """Every runtime and InferenceService a build read, where its document starts."""
     objects = [*result.universe.all_runtimes(), *result.universe.isvcs.values()]
     out = []

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender.data import Json
 from omerender.output.jsonwrite import JSON_SETTINGS
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from omerender.lifecycle.settle import Effective
 
 
-def dump_json(value: Any) -> str:
+def dump_json(value: Json) -> str:
     """``value`` as JSON with the project's one setting, ending in a newline."""
     return json.dumps(value, **JSON_SETTINGS) + "\n"
 

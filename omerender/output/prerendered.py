@@ -12,9 +12,13 @@ for byte alike.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender.result import Resolved
+
 if TYPE_CHECKING:
+    from omerender.diagnostics import Diagnostic
     from omerender.fanout import Scratch
 
 ISVC_LABEL = "ome.io/inferenceservice"
@@ -42,7 +46,9 @@ class Prerendered(dict[str, Any]):
 
     __slots__ = ("lead", "note", "span", "texts")
 
-    def __init__(self, body: dict[str, Any], texts: Scratch, span: Span, lead: Span | None, note: Any) -> None:
+    def __init__(
+        self, body: dict[str, Any], texts: Scratch, span: Span, lead: Span | None, note: Diagnostic | None
+    ) -> None:
         found = body.get("metadata")
         meta: dict[str, Any] = found if isinstance(found, dict) else {}
         kept: dict[str, Any] = {k: meta[k] for k in ("name", "namespace") if k in meta}
@@ -63,6 +69,21 @@ class Prerendered(dict[str, Any]):
         return self.texts.read(*self.span)
 
 
+@dataclass
+class PrerenderedBuild(Resolved):
+    """A build whose InferenceServices forked workers rendered (``build -j``): ``objects`` are their stand-ins, in
+    output order. The lifecycle's records of those InferenceServices stayed in the workers, so only ``build``
+    takes it (a command that needs whole objects or every record takes a ``result.BuildResult``)."""
+
+    objects: list[Prerendered] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, resolved: Resolved, objects: list[Prerendered]) -> PrerenderedBuild:
+        built = resolved.carried(cls)
+        built.objects = objects
+        return built
+
+
 def _rebuild(identity: dict[str, Any], span: Span, lead: Span | None, note: Any) -> Prerendered:
     found = Prerendered.__new__(Prerendered)
     dict.update(found, identity)
@@ -70,11 +91,10 @@ def _rebuild(identity: dict[str, Any], span: Span, lead: Span | None, note: Any)
     return found
 
 
-def adopt(stand_ins: list[dict[str, Any]], texts: Scratch) -> None:
+def adopt(stand_ins: list[Prerendered], texts: Scratch) -> None:
     """In the parent: the stand-ins a worker sent back find their text in ``texts``, the worker's scratch file."""
     for found in stand_ins:
-        if isinstance(found, Prerendered):
-            found.texts = texts
+        found.texts = texts
 
 
 def _put(texts: Scratch, text: str) -> Span:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from lifecycle_helpers import ISVC, NS, OLD_IMAGE, deployments, edit, image, set_sync
-from use_cases import built, effective, effective_data, effective_text, lock
+from use_cases import built, effective, effective_data, effective_text, lock, status, status_text
 
 from omerender.commands.outcome import Verdict
 
@@ -79,25 +79,25 @@ def test_keep_last_good_when_the_runtime_itself_is_gone(demo):
 
 def test_status_shows_the_last_chain_that_resolved(run_cli, demo):
     _locked_then_profile_deleted(demo)
-    done = run_cli("status", str(demo), "-o", "json")
-    assert done.exit_code == 1
-    [item] = json.loads(done.stdout)["items"]
+    done = status(demo)
+    assert done.verdict is Verdict.FINDINGS
+    [item] = json.loads(status_text(done, "json"))["items"]
     assert item["status"]["inheritanceChain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
     assert item["status"]["conditions"][0]["status"] == "False"
     assert item["status"]["conditions"][0]["reason"] == "ParentNotFound"
-    table = run_cli("status", str(demo)).stdout
+    table = status_text(done)
     assert "sglang-profile,sglang-llama-3-2-3b   False   ParentNotFound" in table
     status_file = demo.parent / "status.json"
-    run_cli("build", str(demo), "--keep-last-good", "--status-file", str(status_file))
+    run_cli("build", str(demo), "--keep-last-good", "--status-file", str(status_file))  # where build writes it
     assert json.loads(status_file.read_text())["items"][0]["status"]["inheritanceChain"] == [
         "sglang-profile",
         "sglang-llama-3-2-3b",
     ]
 
 
-def test_status_without_lock_shows_no_chain(run_cli, demo):
+def test_status_without_lock_shows_no_chain(demo):
     (demo / "profile.yaml").unlink()
-    [item] = json.loads(run_cli("status", str(demo), "-o", "json").stdout)["items"]
+    [item] = json.loads(status_text(status(demo), "json"))["items"]
     assert item["status"]["inheritanceChain"] == []
 
 
