@@ -24,7 +24,7 @@ from omerender.changes.sides import others_files, relabel, searched_isvcs, sides
 from omerender.commands.outcome import Note, Outcome, Verdict
 from omerender.commands.request import build_options
 from omerender.constants import DEFAULT_KUBE_VERSION
-from omerender.diagnostics import Diagnostic
+from omerender.diagnostics import Diagnostic, sorted_unique
 from omerender.lifecycle.lock import default_path
 from omerender.output.emit import only_searched
 from omerender.output.leftovers import scratch as scratch_folder
@@ -91,7 +91,7 @@ def run(request: DiffRequest) -> Outcome[Diffed]:
         except GitError as exc:
             return Outcome(notes=[Note(f"--against {request.git_ref}: {exc}")], verdict=Verdict.USAGE)
     old, new = built.old, built.new
-    shown = sorted(set(built.old_diagnostics) | set(new.diagnostics), key=lambda d: (d.path, d.line, d.col))
+    shown = sorted_unique(built.old_diagnostics + new.diagnostics)  # in the order of every report, whatever the hash
     report = compare(old, new, built.hidden)
     if old.failed or new.failed:
         verdict = Verdict.TREE_BROKEN

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,18 @@ def test_a_ref_git_cannot_read_is_a_usage_note_and_nothing_is_built(demo: Path) 
     assert outcome.verdict is Verdict.USAGE and outcome.payload is None and outcome.builds == ()
     [note] = outcome.notes
     assert note.line().startswith("omerender: --against no-such-ref: ")
+
+
+def test_diagnostics_at_one_place_come_in_one_order_in_every_process(demo: Path, tmp_path: Path) -> None:
+    # two errors at one line and column: the order once hung on the hash seed of the process
+    replace(demo / "isvc.yaml", "  model:\n", "  modelRef:\n")
+    new = tmp_path / "new"
+    shutil.copytree(demo, new)
+    command = [sys.executable, "-m", "omerender", "diff", str(demo), str(new)]
+    seeds = ("1", "2", "3", "4", "5", "6")
+    runs = [
+        subprocess.run(command, check=False, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": s})
+        for s in seeds
+    ]
+    stderrs = {done.stderr for done in runs}
+    assert len(stderrs) == 1 and "[unknown-field]" in runs[0].stderr, stderrs
