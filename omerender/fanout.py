@@ -32,7 +32,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from omerender.admission.schema import crd_schema_issues
 from omerender.constants import MAX_JOBS
+from omerender.load.obj import Obj
+from omerender.load.reader import parse_file
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
@@ -289,9 +292,6 @@ def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, coun
 
     Objects come back as their fields, and the parent's own sources are put back in them. None when the aliases of
     all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
-    from omerender.admission.schema import crd_schema_issues
-    from omerender.load.obj import Obj
-    from omerender.load.reader import parse_file
 
     def parse(source: Source) -> tuple[list[tuple[Any, ...]], list[Diagnostic], int]:
         before = budget.alias_text  # each process counts on from the run's count before any was parsed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -14,7 +15,8 @@ from omerender.admission import defaults as admission
 from omerender.admission import validate
 from omerender.constants import DEFAULT_KUBE_VERSION, ValidationMode
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors, sorted_unique
-from omerender.lifecycle.lock import default_path
+from omerender.fanout import parse_in_workers
+from omerender.lifecycle.lock import default_path, last_chains, read
 from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
@@ -22,6 +24,7 @@ from omerender.load.reader import LoadResult, ParseMany, empty_inputs, load
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
+from omerender.resolve.status import status_failed, status_list
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
 from omerender.settings import Settings
@@ -148,8 +151,6 @@ def parse_many(options: BuildOptions) -> ParseMany | None:
     """How a run with ``options`` parses many inputs: in ``options.parse_jobs`` processes, or one by one."""
     if options.parse_jobs <= 1:
         return None
-    from omerender.fanout import parse_in_workers  # here: forking is for large inputs only (start-up)
-
     return functools.partial(parse_in_workers, count=options.parse_jobs)
 
 
@@ -243,9 +244,6 @@ def status(
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     """
-    from omerender.lifecycle.lock import last_chains, read
-    from omerender.resolve.status import status_failed, status_list
-
     with collector_paused():
         loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options))
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
@@ -314,8 +312,6 @@ def build_objects(
 
 def settings_files(options: BuildOptions) -> frozenset[str]:
     """The files given as settings (model metadata, controller config, lock), resolved: never read as manifests."""
-    import os
-
     given = (options.model_metadata, options.controller_config, options.lock_file)
     return frozenset(os.path.realpath(path) for path in given if path and path != "-")
 

@@ -16,6 +16,7 @@ from omerender.cli.report import report
 from omerender.cli.verdict import concluded, count_reported
 from omerender.diagnostics import Diagnostic, sorted_unique
 from omerender.errors import EXIT_FINDINGS
+from omerender.gitops.confine import confine, root_of
 from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, resolve
 
 
@@ -41,9 +42,8 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
     KUBE_VERSION and the repository's .omerender.yaml (docs/integrations.md). Paths in settings stay inside
     the repository. Prints only objects, and fails rather than print nothing.
     """
-    from omerender.commands.build import BuildRequest
+    from omerender.commands.build import BuildRequest  # the core: only when the command runs (start-up)
     from omerender.gitops.argocd import SOURCE_PATH, defaults, layers
-    from omerender.gitops.confine import confine, root_of
 
     given = list(paths or (".",))
     try:
@@ -69,7 +69,6 @@ def krm(config: str | None) -> None:
     With CONFIG, act as a kustomize exec generator plugin: read the functionConfig from CONFIG and
     print the emitted objects as a plain stream (docs/integrations.md).
     """
-    from omerender.gitops.confine import confine, root_of
     from omerender.gitops.krm import ItemsUnreadable, KrmError, defaults, layer, process, read_resource_list
     from omerender.load.bounded import Budget
     from omerender.load.yamlio import dump_one, dump_stream

@@ -6,12 +6,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from omerender.cli.verdict import tally
 from omerender.diagnostics import one_line
 from omerender.errors import EXIT_FINDINGS, OmerenderError
 
@@ -21,8 +24,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _terminate_as_interrupt() -> None:
     """SIGTERM (a CI job cancelled, a pod stopped) is handled like Ctrl-C: clean up, exit 130."""
-    import signal
-    import threading
 
     def interrupt(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
@@ -53,8 +54,6 @@ def _flush_stdout() -> None:
 
 def _aborted() -> None:
     """The run ends on an error line of ``guard``'s, not on its verdict: ``-v`` adds no summary after it."""
-    from omerender.cli.verdict import tally
-
     tally().aborted = True
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +14,7 @@ from omerender.cli.guard import F
 
 
 def namespace_callback(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from omerender.names import is_dns_label
+    from omerender.names import is_dns_label  # its patterns compile: not for --version (start-up)
 
     if not is_dns_label(value):
         shown = value if len(value) <= 80 else value[:80] + "…"
@@ -60,8 +61,7 @@ STDOUT_HINT = "Output goes to stdout; redirect it to write a file."
 
 
 def folder_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-
-    from omerender.output.formats import FORMAT_NAMES
+    from omerender.output.formats import FORMAT_NAMES  # not for --version (start-up)
 
     if value is not None and value in FORMAT_NAMES and not os.path.isdir(value):
         raise click.BadParameter(
@@ -75,8 +75,6 @@ def folder_callback(ctx: click.Context, param: click.Parameter, value: str | Non
 
 def command_line(ctx: click.Context, drop: tuple[str, ...] = ()) -> str:
     """The command as it was typed (``omerender`` and its arguments), shell-quoted, without ``drop`` flags."""
-    import shlex
-
     argv = ctx.find_root().meta.get(ARGV_KEY)
     args = [a for a in argv if a not in drop] if isinstance(argv, list) else [ctx.command_path]
     return shlex.join(["omerender", *args]) if isinstance(argv, list) else ctx.command_path

@@ -9,12 +9,16 @@ from typing import TYPE_CHECKING
 import click
 
 from omerender import __version__
-from omerender.settings import Settings
+from omerender.cli.verdict import count_read, count_reported
+from omerender.errors import UsageError
+from omerender.gitops.confine import root_of
+from omerender.output.overlap import named_twice
+from omerender.output.repo_paths import RepoRoot
+from omerender.settings import Settings, report_targets
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.output.ci_reports import Subject
-    from omerender.output.repo_paths import RepoRoot
     from omerender.result import Resolved
 
 
@@ -29,11 +33,7 @@ def report(
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
     or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` or ``gitlab``
     is asked for."""
-    from omerender.cli.verdict import count_reported
-    from omerender.errors import UsageError
-    from omerender.output.overlap import named_twice
-    from omerender.output.reporters import render_report
-    from omerender.settings import report_targets
+    from omerender.output.reporters import render_report  # only when a report is made (start-up)
 
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
     targets = report_targets(formats)
@@ -51,7 +51,7 @@ def report(
             fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log, repo=repo
         )
         if file:
-            from omerender.output.writer import write_file
+            from omerender.output.writer import write_file  # its writer threads, only for a report file
 
             write_file(file, text)
         elif text:
@@ -61,9 +61,6 @@ def report(
 def repo_root() -> RepoRoot | None:
     """Where this run is: its folder and the repository root above it (the nearest folder holding ``.git``),
     for the reports CI systems read; None when the working folder is gone."""
-    from omerender.gitops.confine import root_of
-    from omerender.output.repo_paths import RepoRoot
-
     try:
         cwd = os.getcwd()
     except OSError:
@@ -75,7 +72,7 @@ def subjects_of(*results: Resolved) -> Callable[[], Sequence[Subject]]:
     """The runtimes and InferenceServices of ``results`` for the junit report, read only if it is asked for."""
 
     def read() -> Sequence[Subject]:
-        from omerender.output.ci_reports import subjects_of as read_subjects
+        from omerender.output.ci_reports import subjects_of as read_subjects  # JUnit and GitLab only: XML
 
         return [subject for result in results for subject in read_subjects(result)]
 
@@ -85,8 +82,6 @@ def subjects_of(*results: Resolved) -> Callable[[], Sequence[Subject]]:
 def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: Resolved) -> None:
     """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists
     (the last one is what ``-v``'s summary counts)."""
-    from omerender.cli.verdict import count_read
-
     if results:
         count_read(results[-1])
     report(

@@ -21,6 +21,7 @@ from omerender.output.emit import only_searched
 from omerender.output.overlap import conflicts, named_twice
 from omerender.result import BuildOptions
 from omerender.settings import BY_STEM, Settings, report_targets
+from omerender.verify.kube_schema import available_versions
 from omerender.verify.kube_version import KubeVersionError, choose, parse
 
 
@@ -118,8 +119,6 @@ def kube_check(given: str | None, label: str = "--kube-version") -> KubeCheck:
             return KubeCheck(None)
     except KubeVersionError as exc:
         return KubeCheck(None, problem=UsageProblem(str(exc), label))
-    from omerender.verify.kube_schema import available_versions  # reads the installed schemas' folder
-
     installed = available_versions()
     if not installed and given == DEFAULT_KUBE_VERSION:
         missing = "no Kubernetes schemas are installed, so rendered objects are not checked against them"

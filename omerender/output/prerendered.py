@@ -15,6 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender.load.yamlio import dump_each
+from omerender.load.yamlwrite import Writer
+from omerender.output.jsonwrite import item_text, list_pieces
 from omerender.result import Resolved
 
 if TYPE_CHECKING:
@@ -107,8 +110,6 @@ def written(bodies: list[dict[str, Any]], shape: str, notes: list[Any], texts: S
     beside them."""
     none: Span = (0, 0)
     if shape == YAML and bodies:
-        from omerender.load.yamlwrite import Writer
-
         pieces = Writer().documents([bodies[0], *bodies])  # the first object once as first, then each after another
         lead: Span | None = _put(texts, next(pieces))
         out = []
@@ -117,13 +118,9 @@ def written(bodies: list[dict[str, Any]], shape: str, notes: list[Any], texts: S
             lead = None
         return out
     if shape == FILES:
-        from omerender.load.yamlio import dump_each
-
         found = zip(bodies, dump_each(bodies), notes, strict=True)
         return [Prerendered(b, texts, _put(texts, text), None, n) for b, text, n in found]
     if shape == JSON:
-        from omerender.output.jsonwrite import item_text
-
         return [Prerendered(b, texts, _put(texts, item_text(b)), None, n) for b, n in zip(bodies, notes, strict=True)]
     return [Prerendered(b, texts, none, None, n) for b, n in zip(bodies, notes, strict=True)]
 
@@ -151,8 +148,6 @@ def _lead(found: Prerendered) -> Span:
 
 def yaml_documents(objects: list[Any]) -> Iterator[str | bytes]:
     """The YAML stream of ``objects`` in pieces (as ``Writer.documents``), stand-ins giving their own text."""
-    from omerender.load.yamlwrite import Writer
-
     writer = Writer()
     position = 0
     while position < len(objects):
@@ -176,15 +171,11 @@ def yaml_documents(objects: list[Any]) -> Iterator[str | bytes]:
 
 def json_pieces(objects: list[Any]) -> Iterator[str | bytes]:
     """The ``-o json`` list of ``objects`` in pieces (as ``jsonwrite.list_pieces``), stand-ins giving their text."""
-    from omerender.output.jsonwrite import item_text, list_pieces
-
     return list_pieces(objects, lambda obj: obj.data() if isinstance(obj, Prerendered) else item_text(obj))
 
 
 def each_text(objects: list[Any]) -> Iterator[str | bytes]:
     """``Writer().each(objects)``, lazily (each text made when asked for), stand-ins giving their own text."""
-    from omerender.load.yamlwrite import Writer
-
     own = Writer().each([o for o in objects if not isinstance(o, Prerendered)])
     for o in objects:
         yield o.data() if isinstance(o, Prerendered) else next(own)

@@ -85,7 +85,7 @@ def test_no_kube_version_means_no_check(given: str | None) -> None:
 
 
 def test_a_kube_version_picks_the_installed_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("omerender.verify.kube_schema.available_versions", lambda: ["1.28", "1.29", "1.30"])
+    monkeypatch.setattr(request, "available_versions", lambda: ["1.28", "1.29", "1.30"])
     assert request.kube_check("v1.29.3+k3s1") == request.KubeCheck("1.29")
     assert request.kube_check("1.99") == request.KubeCheck("1.30")  # newer than any: the newest
     older = request.kube_check(" 1.20 ", label="KUBE_VERSION")
@@ -105,7 +105,7 @@ def test_a_bad_kube_version_is_a_usage_problem_naming_its_option() -> None:
 
 
 def test_without_schemas_the_default_warns_and_another_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("omerender.verify.kube_schema.available_versions", lambda: [])
+    monkeypatch.setattr(request, "available_versions", lambda: [])
     default = request.kube_check(DEFAULT_KUBE_VERSION)
     assert default.version is None and default.problem is None
     assert [n.line() for n in default.notes] == [
