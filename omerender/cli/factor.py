@@ -67,7 +67,7 @@ def factor(paths: tuple[str, ...], settings: Settings, options: FactorFlags) -> 
     rendered object stay the same, byte for byte; if not, it writes nothing and exits 1.
     Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
     """
-    from omerender.commands.factor import Choices, FactorRequest, run
+    from omerender.commands.factor import Choices, FactorRequest, run  # the core: only when the command runs (start-up)
     from omerender.factor.report import unified_diffs
 
     choices = Choices(

@@ -64,7 +64,7 @@ class TreeOptions(ViewOptions):
 
 def _forest(paths: tuple[str, ...], settings: Settings, options: ViewOptions) -> Outcome[Forest]:
     """The forest ``options`` select, its build's diagnostics reported (a selection of nothing: a usage error)."""
-    from omerender.commands.forest import ForestRequest, View, run
+    from omerender.commands.forest import ForestRequest, View, run  # the core: only when the command runs (start-up)
 
     view = View(options.runtime, options.isvc, options.collapse_isvcs, options.used_only)
     outcome = run(ForestRequest.from_settings(settings, paths, view, stdin))

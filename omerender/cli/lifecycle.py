@@ -42,7 +42,7 @@ def effective(paths: tuple[str, ...], settings: Settings, options: EffectiveOpti
     revision of its runtime resolves. Like `kubectl ome runtime effective ISVC -n NAMESPACE`. With --show-origin,
     fields the InferenceService sets on its components are listed under the runtime config they override.
     """
-    from omerender.commands.effective import EffectiveRequest, run
+    from omerender.commands.effective import EffectiveRequest, run  # the core: only when the command runs (start-up)
 
     outcome = run(EffectiveRequest.from_settings(settings, paths, options.isvc, stdin))
     report_outcome(outcome, settings)
@@ -77,7 +77,7 @@ def lock_command(paths: tuple[str, ...], settings: Settings, options: LockOption
     runtime are re-recorded; a pinned one is an error until --roll-forward names it (or the lock
     file is restored), so that what it runs never changes silently.
     """
-    from omerender.commands.lock import LockRequest, run
+    from omerender.commands.lock import LockRequest, run  # the core: only when the command runs (start-up)
 
     outcome = run(LockRequest.from_settings(settings, paths, options.roll_forward, stdin))
     report_outcome(outcome, settings)
@@ -134,7 +134,7 @@ def diff(paths: tuple[str, ...], settings: Settings, options: DiffOptions) -> No
     lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
     old side). InferenceServices found only there (under no diffed PATH) are not compared.
     """
-    from omerender.commands.diff import DiffRequest, run
+    from omerender.commands.diff import DiffRequest, run  # the core: only when the command runs (start-up)
 
     request = DiffRequest.from_settings(
         settings, paths, old=options.old, new=options.new, git_ref=options.git_ref, stdin=stdin
@@ -147,7 +147,7 @@ def diff(paths: tuple[str, ...], settings: Settings, options: DiffOptions) -> No
     report_outcome(outcome, settings)
     fmt = options.legacy_format or settings.output or "text"
     if fmt == "markdown":  # with the picture of the affected subtree, which needs the new build
-        from omerender.forest.blast import picture
+        from omerender.forest.blast import picture  # the picture only for markdown
         from omerender.output.diff_view import format_markdown
 
         report = outcome.payload.report
