@@ -30,28 +30,27 @@ import struct
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from omerender.admission.schema import crd_schema_issues
 from omerender.constants import MAX_JOBS
+from omerender.load.obj import Obj
+from omerender.load.reader import parse_file
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
     from omerender.load.bounded import Budget
     from omerender.load.reader import Parsed
     from omerender.load.source import Source
-    from omerender.result import BuildResult
+    from omerender.result import Manifest, Resolved
 
 Key = tuple[str, str]
 Part = TypeVar("Part")
 Item = TypeVar("Item")
 Out = TypeVar("Out")
-Render = Callable[["BuildResult", Sequence[Key]], list[dict[str, Any]]]
+Stand = TypeVar("Stand")
+Render = Callable[["Resolved", Sequence[Key]], list["Manifest"]]
 """Renders the InferenceServices of a slice (their diagnostics go to the result), objects in output order."""
-Finish = Callable[["BuildResult", list[dict[str, Any]], "Scratch"], list[dict[str, Any]]]
-"""In a worker: the stand-ins sent back for the slice's objects, in the same order, their text put into the
-worker's scratch file."""
-Adopt = Callable[[list[dict[str, Any]], "Scratch"], None]
-"""In the parent: the stand-ins a worker sent back are told the scratch file their text is in."""
 AUTO_LEAST = 1000
 """Without ``-j``, workers are forked from this many InferenceServices on: fewer do not pay (bench/README.md)."""
 MAX_WORKERS = MAX_JOBS
@@ -62,21 +61,23 @@ _FLUSH = 1 << 20
 _READ = 1 << 26
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity; a cgroup quota is not seen)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 class WorkerFailed(RuntimeError):
     """A worker raised, exited or was killed: the run cannot go on (an internal error, exit 3)."""
 
 
 @dataclass(frozen=True)
-class Fanout:
-    """How many workers at most (``jobs``), from how many InferenceServices on (``least``), what each
-    worker sends back (``finish``) and how the parent takes it (``adopt``)."""
+class Workers:
+    """How many worker processes may render at most (``jobs``), from how many InferenceServices on (``least``)."""
 
     jobs: int
     least: int
-    finish: Finish
-    adopt: Adopt
 
-    def workers(self, isvcs: int) -> int:
+    def count(self, isvcs: int) -> int:
         """How many processes render ``isvcs`` InferenceServices: 1 means in this process, as always."""
         if self.jobs <= 1 or isvcs < max(self.least, 2):
             return 1
@@ -248,28 +249,37 @@ def run_forked(
     return done
 
 
+@dataclass(frozen=True)
+class Handover(Generic[Stand]):
+    """What a rendering worker sends back for its objects (``finish``: stand-ins, their text put into its scratch
+    file, in the same order) and how the parent takes them (``adopt``: told the scratch file their text is in)."""
+
+    finish: Callable[[Resolved, list[Manifest], Scratch], list[Stand]]
+    adopt: Callable[[list[Stand], Scratch], None]
+
+
 def render_in_workers(
-    result: BuildResult,
+    result: Resolved,
     keys: Sequence[Key],
     count: int,
     render: Render,
-    fanout: Fanout,
-    order: Callable[[Any], Any],
-) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
+    handover: Handover[Stand],
+    order: Callable[[Stand], tuple[int, str, str, str]],
+) -> tuple[list[Stand], list[Diagnostic]]:
     """The stand-ins of every object of ``keys`` in ``order`` (stable: slice order breaks ties, as one sorted
     list would), and the diagnostics the workers found."""
 
     def work(part: Sequence[Key], scratch: Scratch) -> bytes:
         start = len(result.diagnostics)
         objects = render(result, part)
-        stand_ins = fanout.finish(result, objects, scratch)
+        stand_ins = handover.finish(result, objects, scratch)
         return pickle.dumps((result.diagnostics[start:], stand_ins), pickle.HIGHEST_PROTOCOL)
 
-    parts: list[list[dict[str, Any]]] = []
+    parts: list[list[Stand]] = []
     diagnostics: list[Diagnostic] = []
     for message, scratch in run_forked(slices(keys, count), work, "rendering"):
         found, stand_ins = pickle.loads(message)  # noqa: S301 - our own child's bytes
-        fanout.adopt(stand_ins, scratch)
+        handover.adopt(stand_ins, scratch)
         diagnostics.extend(found)
         parts.append(stand_ins)
     return list(heapq.merge(*parts, key=order)), diagnostics
@@ -282,9 +292,6 @@ def parse_in_workers(sources: list[Source], budget: Budget, namespace: str, coun
 
     Objects come back as their fields, and the parent's own sources are put back in them. None when the aliases of
     all files go over the run's budget: only the files parsed one by one say where (the caller does so)."""
-    from omerender.admission.schema import crd_schema_issues
-    from omerender.load.obj import Obj
-    from omerender.load.reader import parse_file
 
     def parse(source: Source) -> tuple[list[tuple[Any, ...]], list[Diagnostic], int]:
         before = budget.alias_text  # each process counts on from the run's count before any was parsed

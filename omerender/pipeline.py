@@ -4,31 +4,30 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from omerender import codes, ome
 from omerender.admission import annotations as metadata_checks
 from omerender.admission import defaults as admission
 from omerender.admission import validate
-from omerender.constants import ValidationMode
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, has_errors, sorted_unique
+from omerender.fanout import parse_in_workers
+from omerender.lifecycle.lock import default_path, last_chains, read
 from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
-from omerender.load.reader import ParseMany, empty_inputs, load
+from omerender.load.reader import LoadResult, ParseMany, empty_inputs, load
 from omerender.load.serving_rules import ServingPolicy
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
-from omerender.result import BuildOptions, BuildResult, StatusResult
+from omerender.resolve.status import status_failed, status_list
+from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
-from omerender.settings import Settings
 from omerender.verify import lints
-
-if TYPE_CHECKING:
-    from omerender.fanout import Fanout
 
 WORKLOAD_KINDS = ("Deployment", "LeaderWorkerSet")
 
@@ -58,7 +57,7 @@ def _model_config_first(universe: Universe, isvc: Obj, body: dict[str, Any], mod
     return refusal if refusal is not None and (model is not None or served_weight) else None
 
 
-def render_isvc(result: BuildResult, isvc: Obj) -> list[dict[str, Any]]:
+def render_isvc(result: Resolved, isvc: Obj) -> list[Manifest]:
     problems = admission.isvc_validation(isvc)
     result.diagnostics.extend(problems)
     if problems:
@@ -153,8 +152,6 @@ def parse_many(options: BuildOptions) -> ParseMany | None:
     """How a run with ``options`` parses many inputs: in ``options.parse_jobs`` processes, or one by one."""
     if options.parse_jobs <= 1:
         return None
-    from omerender.fanout import parse_in_workers  # here: forking is for large inputs only (start-up)
-
     return functools.partial(parse_in_workers, count=options.parse_jobs)
 
 
@@ -179,16 +176,30 @@ def collector_paused() -> Iterator[None]:
 def build(
     paths: list[str],
     options: BuildOptions,
-    stdin: Callable[[], bytes] = lambda: b"",
+    stdin: Callable[..., bytes] = lambda: b"",
     skip: frozenset[str] = frozenset(),
-    fanout: Fanout | None = None,
 ) -> BuildResult:
-    """``skip``: more resolved files not to read (``diff``: the other side's files a search path reaches);
-    with ``fanout``, rendering may happen in worker processes (``fanout``)."""
+    """Everything rendered in this process, whole; ``skip``: more resolved files not to read (``diff``: the other
+    side's files a search path reaches)."""
     with collector_paused():
-        skip = settings_files(options) | skip
-        loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=skip, parse_many=parse_many(options))
-        result = build_objects(loaded.objects, loaded.diagnostics, options, paths, fanout)
+        loaded = load_paths(paths, options, stdin, skip)
+        result = build_objects(loaded.objects, loaded.diagnostics, options, paths)
+    return checked_inputs(result, loaded, paths, options)
+
+
+def load_paths(
+    paths: list[str], options: BuildOptions, stdin: Callable[..., bytes], skip: frozenset[str] = frozenset()
+) -> LoadResult:
+    """Every object of ``paths`` (the settings files left out), in as many processes as ``options`` allow."""
+    skip = settings_files(options) | skip
+    return load(paths, options.namespace, options.run_budget(), stdin, skip=skip, parse_many=parse_many(options))
+
+
+Built = TypeVar("Built", bound=Resolved)
+
+
+def checked_inputs(result: Built, loaded: LoadResult, paths: list[str], options: BuildOptions) -> Built:
+    """``result`` told which inputs could not be read (a partial universe) and which PATHS held no OME object."""
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
     result.diagnostics = sorted_unique(result.diagnostics + empty)
@@ -200,7 +211,7 @@ def resolve_inputs(
     load_problems: list[Diagnostic],
     options: BuildOptions,
     lifecycle: Callable[[], Lifecycle] = Lifecycle,
-) -> BuildResult:
+) -> Resolved:
     """Everything before rendering: the overlay, the lock (``lifecycle``), input validation, the index and
     every chain, whose errors the lifecycle words (``--keep-last-good``)."""
     if options.model_metadata:
@@ -214,7 +225,7 @@ def resolve_inputs(
     universe.rejected = checked.rejected
     chains, profile_problems = resolve_all(universe)
     chain_problems = settles.chain_problems(universe, chains) + profile_problems
-    result = BuildResult(universe, chains, lifecycle=settles)
+    result = Resolved(universe, chains, lifecycle=settles)
     result.controller, config_problems = controller_config.select(
         objects, options.controller_config, options.max_file_bytes, options.namespace
     )
@@ -238,16 +249,13 @@ def serving_policy(options: BuildOptions) -> tuple[ServingPolicy, list[Diagnosti
 def status(
     paths: list[str],
     options: BuildOptions,
-    stdin: Callable[[], bytes] = lambda: b"",
+    stdin: Callable[..., bytes] = lambda: b"",
     listed: Callable[[Obj], bool] = lambda _obj: True,
 ) -> StatusResult:
     """Runtime status of every runtime ``listed`` accepts (others, from a --search-path, only resolve).
 
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     """
-    from omerender.lifecycle.lock import default_path, last_chains, read
-    from omerender.resolve.status import status_failed, status_list
-
     with collector_paused():
         loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options))
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
@@ -273,14 +281,12 @@ def status(
     )
 
 
-def render_slice(
-    result: BuildResult, keys: Sequence[tuple[str, str]], kube_version: str | None
-) -> list[dict[str, Any]]:
+def render_slice(result: Resolved, keys: Sequence[tuple[str, str]], kube_version: str | None) -> list[Manifest]:
     """The objects of the InferenceServices ``keys`` in output order; their diagnostics go to ``result``."""
     from omerender.verify import kube_schema as kube_validate
 
     universe = result.universe
-    objects: list[dict[str, Any]] = []
+    objects: list[Manifest] = []
     with collector_paused():
         for key in keys:
             rendered = render_isvc(result, universe.isvcs[key])
@@ -290,62 +296,33 @@ def render_slice(
     return objects
 
 
-def build_objects(
-    objects: list[Obj],
-    load_problems: list[Diagnostic],
-    options: BuildOptions,
-    paths: list[str],
-    fanout: Fanout | None = None,
-) -> BuildResult:
-    """``build`` after loading: for objects that did not come from files (``omerender krm``).
-
-    With ``fanout`` and enough InferenceServices, worker processes render them and ``result.objects`` holds the
-    stand-ins ``fanout.finish`` made (identity and text), not the objects; the lifecycle's records of the
-    workers' InferenceServices stay in the workers (``lock`` and ``effective`` render in this process)."""
-    from omerender.lifecycle.lock import default_path
+def resolve_build(
+    objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]
+) -> Resolved:
+    """``resolve_inputs`` with the lifecycle the lock file holds (``options.lock_file``, else beside ``paths``)."""
 
     def lifecycle() -> Lifecycle:
         path = options.lock_file or default_path(paths)
         return Lifecycle.load(path, options.keep_last_good, options.roll_forward, options.run_budget(), options.relock)
 
-    result = resolve_inputs(objects, load_problems, options, lifecycle)
-    keys = sorted(result.universe.isvcs)
-    count = fanout.workers(len(keys)) if fanout is not None else 1
-    if fanout is None or count == 1:
-        result.objects = render_slice(result, keys, options.kube_version)
-    else:
-        from omerender.fanout import render_in_workers
+    return resolve_inputs(objects, load_problems, options, lifecycle)
 
-        def render(part: BuildResult, chosen: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
-            return render_slice(part, chosen, options.kube_version)
 
-        result.objects, found = render_in_workers(result, keys, count, render, fanout, object_order)
-        result.diagnostics.extend(found)
+def render_all(resolved: Resolved, kube_version: str | None) -> BuildResult:
+    """Every InferenceService of ``resolved`` rendered in this process."""
+    result = BuildResult.of(resolved, render_slice(resolved, sorted(resolved.universe.isvcs), kube_version))
     result.diagnostics = sorted_unique(result.diagnostics)
     return result
 
 
+def build_objects(
+    objects: list[Obj], load_problems: list[Diagnostic], options: BuildOptions, paths: list[str]
+) -> BuildResult:
+    """``build`` after loading: for objects that did not come from files (``omerender krm``)."""
+    return render_all(resolve_build(objects, load_problems, options, paths), options.kube_version)
+
+
 def settings_files(options: BuildOptions) -> frozenset[str]:
     """The files given as settings (model metadata, controller config, lock), resolved: never read as manifests."""
-    import os
-
     given = (options.model_metadata, options.controller_config, options.lock_file)
     return frozenset(os.path.realpath(path) for path in given if path and path != "-")
-
-
-def options_from(settings: Settings, **rest: Any) -> BuildOptions:
-    """The core's options from the run's settings, made in this one place; ``rest`` are the command's own
-    (the resolved Kubernetes version, a lock file chosen by the command, roll-forward keys)."""
-    fields: dict[str, Any] = {
-        "namespace": settings.namespace,
-        "max_file_bytes": settings.max_file_size,
-        "validate": ValidationMode(settings.validate),
-        "lock_file": settings.lock_file,
-        "model_metadata": settings.model_metadata,
-        "controller_config": settings.controller_config,
-        "fail_empty_input": settings.fail_empty_input,
-        "keep_last_good": settings.keep_last_good,
-        "serving_checks": settings.serving_checks,
-        "serving_rules": settings.config,
-    }
-    return BuildOptions(**{**fields, **rest})

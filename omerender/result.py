@@ -1,16 +1,18 @@
-"""What a build is asked (``BuildOptions``) and what it returns (``BuildResult``, ``StatusResult``).
+"""What a build is asked (``BuildOptions``) and what it returns (``Resolved``, ``BuildResult``, ``StatusResult``).
 
-Typed where they are used: the lifecycle's diff, the forest, factor, the output and the CLI all read
-a ``BuildResult``. It sits on the lifecycle's floor (tests/unit/test_layout.py): it holds the
-lifecycle's decisions (``lifecycle.settle.Lifecycle``), and ``lifecycle.diff`` compares two results;
-``lifecycle.settle`` itself does not import it.
+``Resolved`` is everything a build knows before rendering: the universe, every chain, the lifecycle's decisions
+and the diagnostics so far. ``BuildResult`` adds the objects rendered in this process, whole: what ``lock``,
+``effective``, ``diff``, the forest and factor read. A build whose InferenceServices forked workers rendered
+holds stand-ins instead, and is another type (``output.prerendered.PrerenderedBuild``), so a command that needs
+whole objects cannot be given one. It sits on the pipeline's floor (tests/unit/test_layout.py): it holds the
+lifecycle's decisions (``lifecycle.settle.Lifecycle``), and nothing below the pipeline imports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from omerender.constants import DEFAULT_KUBE_VERSION, DEFAULT_MAX_FILE_BYTES, ValidationMode
 from omerender.diagnostics import Diagnostic, has_errors
@@ -48,31 +50,59 @@ class BuildOptions:
         return self.budget
 
 
+Manifest = dict[str, Any]
+"""A Kubernetes object as JSON-shaped data (what is rendered, emitted and written)."""
+Made = TypeVar("Made")
+Rendered = TypeVar("Rendered", bound="Resolved")
+
+
 @dataclass
-class BuildResult:
+class Resolved:
+    """A build before rendering: the inputs indexed, every chain resolved, the lifecycle settled, the
+    diagnostics so far (rendering adds its own)."""
+
     universe: Universe
     chains: dict[str, Chain]
-    objects: list[dict[str, Any]] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     lifecycle: Lifecycle = field(default_factory=Lifecycle)  # locked snapshots, pins, drift; no lock: all live
     load_errors: list[Diagnostic] = field(default_factory=list)  # inputs that could not be read: a partial universe
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     serving: ServingPolicy = field(default_factory=ServingPolicy)  # how the serving checks run and report
 
-    memo: dict[tuple[str, int, int], tuple[object, object, Any]] = field(default_factory=dict, repr=False)
+    memo: dict[tuple[str, int, int], tuple[object, object, object]] = field(default_factory=dict, repr=False)
 
-    def once(self, what: str, a: object, b: object, make: Callable[[], Any]) -> Any:
+    def once(self, what: str, a: object, b: object, make: Callable[[], Made]) -> Made:
         """``make()``, computed once per (``what``, ``a``, ``b``) by identity: per runtime work, not per
-        InferenceService."""
+        InferenceService. ``what`` names the work, so one name always makes one type."""
         key = (what, id(a), id(b))
         found = self.memo.get(key)
         if found is None or found[0] is not a or found[1] is not b:  # the references kept make ids unique
             found = self.memo[key] = (a, b, make())
-        return found[2]
+        return cast(Made, found[2])  # made by a ``make`` of this ``what``: one type
 
     @property
     def failed(self) -> bool:
         return has_errors(self.diagnostics)
+
+    def carried(self, kind: type[Rendered]) -> Rendered:
+        """A ``kind`` holding what this holds (the same diagnostics, lifecycle and memo); its own fields unset."""
+        made = kind.__new__(kind)
+        made.__dict__.update(vars(self))
+        return made
+
+
+@dataclass
+class BuildResult(Resolved):
+    """A build rendered in this process: ``objects`` are whole, in output order."""
+
+    objects: list[Manifest] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, resolved: Resolved, objects: list[Manifest]) -> BuildResult:
+        """``resolved`` with its rendered ``objects``."""
+        built = resolved.carried(cls)
+        built.objects = objects
+        return built
 
 
 @dataclass

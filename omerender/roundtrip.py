@@ -11,6 +11,8 @@ import io
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
+from omerender.data import Json
+
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
 
@@ -54,8 +56,8 @@ def round_trip(
     return rt
 
 
-def dump(rt: YAML, data: Any) -> str:
-    """``data`` written by ``rt``, as text."""
+def dump(rt: YAML, data: Json) -> str:
+    """``data`` (a document ruamel read, changed or not) written by ``rt``, as text."""
     out = io.StringIO()
     rt.dump(data, out)
     return out.getvalue()

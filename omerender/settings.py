@@ -26,6 +26,7 @@ from omerender.constants import (
     MAX_JOBS,
     ValidationMode,
 )
+from omerender.data import Json
 from omerender.errors import UsageError
 from omerender.names import DNS_LABEL_MAX, DNS_LABEL_PATTERN, clip, is_dns_label
 
@@ -538,7 +539,7 @@ def _typed_as_in_the_schema(spec: Spec, value: Any) -> bool:
     return isinstance(value, str)
 
 
-def coerce(spec: Spec, value: Any, label: str, strict: bool = False, written: str | None = None) -> Any:
+def coerce(spec: Spec, value: Json, label: str, strict: bool = False, written: str | None = None) -> Json:
     """``value`` (text from a variable or parameter, or a YAML scalar or list) as ``spec`` holds it. ``strict``
     (a settings file's value): of the JSON type the settings schema gives it, as an editor checks it too;
     ``written``: the value as the file spells it, for the message (YAML reads ``1.30`` as the number 1.3)."""

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from omerender.data import Json
+
 MAX_DEPTH = 200  # deeper documents go to PyYAML (its emitter recurses too, but so be it)
 MAX_SCALAR = 1 << 20  # characters; PyYAML's width (2**30) never folds below this
 
@@ -265,7 +267,7 @@ class Writer:
                 parts[i] = found if isinstance(found, str) else self._block_text(found, indent)
         return "".join(parts)
 
-    def documents(self, objects: list[Any]) -> Iterator[str]:
+    def documents(self, objects: list[Json]) -> Iterator[str]:
         """The stream's text in pieces, in order: ``"".join`` them for the whole stream."""
         for index, obj, text in self._written(objects):
             if text is not None:
@@ -275,7 +277,7 @@ class Writer:
             else:  # how PyYAML starts a document after another: "---" alone, or "--- {}", "--- &id001"
                 yield pyyaml_stream([{"a": 0}, obj]).removeprefix("a: 0\n")
 
-    def each(self, objects: list[Any]) -> Iterator[str]:
+    def each(self, objects: list[Json]) -> Iterator[str]:
         """Each object's text as a stream of its own (``dump_one`` of it), sharing this writer's formatted scalars."""
         for _, obj, text in self._written(objects):
             yield pyyaml_stream([obj]) if text is None else text
@@ -297,15 +299,15 @@ class Writer:
                 yield index, obj, text
 
 
-def dump_stream(objects: list[Any]) -> str:
+def dump_stream(objects: list[Json]) -> str:
     """Objects as one YAML stream, keys sorted as kubectl prints them, documents split by ``---``."""
     return "".join(Writer().documents(objects))
 
 
-def dump_one(obj: Any) -> str:
+def dump_one(obj: Json) -> str:
     return dump_stream([obj])
 
 
-def dump_each(objects: list[Any]) -> list[str]:
+def dump_each(objects: list[Json]) -> list[str]:
     """``[dump_one(obj) for obj in objects]``, by one writer: each scalar and key is formatted once for all."""
     return list(Writer().each(objects))

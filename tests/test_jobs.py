@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from omerender.fanout import Fanout, slices
+from omerender.fanout import Workers, slices
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = Path(__file__).parent / "cases"
@@ -66,11 +66,11 @@ def _tree_cases() -> list[str]:
 
 @pytest.mark.parametrize("name", _tree_cases())
 def test_golden_tree_cases_are_the_same_when_workers_parse(name: str, run_cli, monkeypatch) -> None:
-    from omerender.cli import build
+    from omerender.commands import request
     from omerender.load import reader
 
     monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)
-    monkeypatch.setattr(build, "cores", lambda: 3)  # tree parses in as many processes as there are cores
+    monkeypatch.setattr(request, "cores", lambda: 3)  # tree parses in as many processes as there are cores
     case = CASES / name
     monkeypatch.chdir(case)
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
@@ -279,10 +279,10 @@ def test_a_failing_worker_fails_the_run_with_one_line(
 
 
 def test_workers_only_for_enough_inferenceservices() -> None:
-    fanout = Fanout(4, 1000, lambda result, bodies, texts: bodies, lambda stand_ins, texts: None)
-    assert [fanout.workers(n) for n in (0, 1, 999, 1000, 5000)] == [1, 1, 1, 4, 4]
-    assert [Fanout(3, 2, fanout.finish, fanout.adopt).workers(n) for n in (1, 2, 3, 9)] == [1, 2, 3, 3]
-    assert Fanout(1, 0, fanout.finish, fanout.adopt).workers(100) == 1
+    workers = Workers(4, 1000)
+    assert [workers.count(n) for n in (0, 1, 999, 1000, 5000)] == [1, 1, 1, 4, 4]
+    assert [Workers(3, 2).count(n) for n in (1, 2, 3, 9)] == [1, 2, 3, 3]
+    assert Workers(1, 0).count(100) == 1
 
 
 def test_slices_are_contiguous_and_even() -> None:
@@ -308,17 +308,11 @@ def test_jobs_is_read_from_the_environment_and_the_settings_file(tmp_path: Path,
 
 
 def test_workers_are_capped_whatever_jobs_asks() -> None:
-    from omerender.fanout import MAX_WORKERS, Fanout
+    from omerender.fanout import MAX_WORKERS, Workers
 
-    def finish(_result: object, bodies: list[dict[str, object]], _texts: object) -> list[dict[str, object]]:
-        return bodies
-
-    def adopt(_stand_ins: object, _texts: object) -> None:
-        return None
-
-    assert Fanout(100_000, 2, finish, adopt).workers(10_000) == MAX_WORKERS == 64
-    assert Fanout(3, 2, finish, adopt).workers(10_000) == 3
-    assert Fanout(100_000, 2, finish, adopt).workers(5) == 5
+    assert Workers(100_000, 2).count(10_000) == MAX_WORKERS == 64
+    assert Workers(3, 2).count(10_000) == 3
+    assert Workers(100_000, 2).count(5) == 5
 
 
 def test_a_scratch_file_gives_back_what_was_put_by_its_span_and_refuses_to_read_past_its_end() -> None:

@@ -20,9 +20,12 @@ jsonschema answers otherwise: the same verdicts, slower.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omerender.headroom import MiB, room
+
+if TYPE_CHECKING:
+    from jsonschema_rs import Registry
 
 Check = Callable[[Any], bool]
 
@@ -40,7 +43,7 @@ def _no_retrieval(uri: str) -> Any:
     raise ValueError(f"omerender fetches no schema at run time: {uri}")
 
 
-def registry(resources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+def registry(resources: Sequence[tuple[str, dict[str, Any]]]) -> Registry | None:
     """The documents ``$ref``s may point into, read once (the Kubernetes definitions are 1.8 MB) and shared by
     every validator built on them; ``None`` if jsonschema-rs cannot read them."""
     try:
@@ -53,7 +56,9 @@ def registry(resources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
         return None
 
 
-def predicate(schema: dict[str, Any], documents: Any = None, keywords: dict[str, type] | None = None) -> Check | None:
+def predicate(
+    schema: dict[str, Any], documents: Registry | None = None, keywords: dict[str, type] | None = None
+) -> Check | None:
     """Whether a value is valid under ``schema`` (Draft 2020-12, ``format`` an annotation, as for jsonschema
     without a format checker), its references resolved in ``documents`` (a ``registry``) and nowhere else,
     each of ``keywords`` checked by its class (built with the keyword's schema, value and path; its ``validate``

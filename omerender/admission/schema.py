@@ -17,7 +17,7 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any, cast
 
 from omerender.admission import quick
-from omerender.data import copy, drop_nulls
+from omerender.data import Json, copy, drop_nulls
 from omerender.diagnostics import field_path
 from omerender.ome import KINDS
 
@@ -194,7 +194,7 @@ def _stored(obj: dict[str, Any]) -> dict[str, Any]:
     return instance
 
 
-def crd_schema_issues(obj: Any) -> list[SchemaIssue]:
+def crd_schema_issues(obj: Json) -> list[SchemaIssue]:
     """Schema issues of an OME object, sorted by path; [] for kinds without a schema. Never raises on input (only
     MemoryError, when the process runs out)."""
     if not isinstance(obj, dict):

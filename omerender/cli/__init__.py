@@ -16,8 +16,10 @@ from collections.abc import Iterator, MutableMapping
 import click
 
 from omerender import __version__
-from omerender.cli.common import ARGV_KEY, exit_hard
 from omerender.cli.examples import with_examples
+from omerender.cli.params import ARGV_KEY
+from omerender.cli.streams import exit_hard
+from omerender.cli.verdict import TALLY_KEY, Tally
 
 FAMILIES = {
     "build": "build",
@@ -68,8 +70,6 @@ class _Main(click.Group):
     """The ``omerender`` group: keeps the arguments as typed, for hints that repeat the command."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        from omerender.cli.verdict import TALLY_KEY, Tally
-
         ctx.meta[TALLY_KEY] = Tally()  # what the run reports and reads, counted from here (its clock too)
         ctx.meta[ARGV_KEY] = list(args)
         return super().parse_args(ctx, args)

@@ -1,51 +1,38 @@
-"""``build`` and ``status``: render the objects, report the chains."""
+"""``build`` and ``status``: render the objects, report the chains.
+
+Each command makes its request from the settings, runs its use case (``omerender.commands``) and says the
+outcome; the use case is imported when the command runs (start-up: ``--help`` loads every family).
+"""
 
 from __future__ import annotations
 
-import sys
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import click
 
-from omerender.cli.common import (
-    STDOUT_HINT,
-    guard,
-    keep_to_exit,
-    output_option,
-    paths_argument,
-    refuse_output_in_input,
-    report_settings,
-    resolve_kube_version,
-    stdin,
-)
+from omerender.cli.guard import guard, stdin
 from omerender.cli.options import settings_options
-from omerender.errors import EXIT_FINDINGS
+from omerender.cli.output import echo_pieces
+from omerender.cli.params import STDOUT_HINT, command_line, output_option, paths_argument
+from omerender.cli.present import exit_with, refuse, report_outcome, say
+from omerender.cli.streams import keep_to_exit
+from omerender.cli.verdict import count_emitted
+from omerender.errors import WriteError
 from omerender.output.formats import BUILD_FORMATS, STATUS_FORMATS
 from omerender.settings import Settings
 
 if TYPE_CHECKING:
-    from omerender.fanout import Fanout
-    from omerender.result import BuildResult
+    from omerender.commands.build import BuildRequest
 
 
-def _refuse_overlaps(paths: tuple[str, ...], settings: Settings) -> None:
-    if not settings.allow_output_in_input:
-        outputs = [("--output-dir", None if settings.check else settings.output_dir)]
-        outputs += [("--status-file", settings.status_file)]  # the report files: cli.options, for every command
-        refuse_output_in_input([*paths, *settings.search_path], outputs)
+def cores() -> int:
+    """``fanout.cores`` under the name the other command modules used (``commands.request.parse_jobs`` is the
+    ``-j`` default); kept while they move to their use cases."""
+    from omerender.fanout import cores as available
 
-
-def _write_status(result: BuildResult, path: str) -> None:
-    from omerender.lifecycle.lock import last_chains
-    from omerender.output.formats import dump_json
-    from omerender.output.writer import write_file
-    from omerender.resolve.status import status_list
-    from omerender.yamlwrite import dump_one
-
-    lock = result.lifecycle.lock
-    universe, chains = result.universe, result.chains
-    status = status_list(universe, chains, last_chains(lock, universe.all_runtimes()))
-    write_file(path, dump_json(status) if path.endswith(".json") else dump_one(status))
+    return available()
 
 
 @click.command(short_help="Render what the OME controller creates for each InferenceService.")
@@ -60,77 +47,45 @@ def _write_status(result: BuildResult, path: str) -> None:
 @guard
 def build(paths: tuple[str, ...], settings: Settings) -> None:
     """Render the objects the OME controller creates for every InferenceService in PATHS."""
-    from omerender.output.delivery import usage_problem
+    from omerender.commands.build import BuildRequest
 
-    problem = usage_problem(settings, settings.output)
-    if problem:
-        raise click.UsageError(problem)
-    render(paths, settings, resolve_kube_version(settings.kube_version))
+    present_build(BuildRequest.from_settings(settings, paths, stdin=stdin))
 
 
-def cores() -> int:
-    """The cores this process may run on (its CPU affinity; a cgroup quota is not seen)."""
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def _fanout(settings: Settings, paths: tuple[str, ...]) -> Fanout | None:
-    """The workers ``-j/--jobs`` asks for (None: this process): without it, one per core available, for a
-    build of at least ``fanout.AUTO_LEAST`` InferenceServices."""
-    from omerender.fanout import AUTO_LEAST
-    from omerender.output.delivery import fanout
-
-    if settings.jobs is not None:
-        return fanout(settings, paths, settings.jobs, 2) if settings.jobs > 1 else None
-    available = cores()
-    return fanout(settings, paths, available, AUTO_LEAST) if available > 1 else None
-
-
-def render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
-    """Build PATHS with ``settings`` (``kube``: the Kubernetes version resolved), report, and deliver: what
-    ``build`` and ``argocd-generate`` share. Out of memory before ``--output-dir`` is swapped in says that the
-    folder is as it was (after the swap, the writer says that it is new)."""
+@contextlib.contextmanager
+def _folder_kept(settings: Settings) -> Iterator[None]:
+    """Out of memory before ``--output-dir`` is swapped in says that the folder is as it was (after the swap,
+    the writer says that it is new)."""
     try:
-        _render(paths, settings, kube)
+        yield
     except MemoryError:
         if not settings.output_dir or settings.check:
             raise
-        from omerender.errors import WriteError
-
         folder = settings.output_dir
         raise WriteError(f"{folder}: cannot write: out of memory; {folder} is as it was") from None
 
 
-def _render(paths: tuple[str, ...], settings: Settings, kube: str | None) -> None:
-    from omerender.cli.output import deliver
-    from omerender.cli.verdict import count_emitted
-    from omerender.diagnostics import has_errors, sorted_unique
-    from omerender.output.delivery import emitted
-    from omerender.pipeline import build as run_build
-    from omerender.pipeline import options_from
+def present_build(request: BuildRequest) -> None:
+    """Run ``request`` (``build``, ``argocd-generate``): its notes, then the report, then what it delivers and its
+    exit code. Nothing is printed or written for a build that fails."""
+    from omerender.commands.build import deliver, run
 
-    _refuse_overlaps(paths, settings)
-    from omerender.lifecycle.lock import default_path
-    from omerender.output.emit import cluster_selects
-
-    lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
-    jobs = settings.jobs if settings.jobs is not None else cores()
-    options = options_from(settings, kube_version=kube, lock_file=lock, parse_jobs=jobs)
-    fanout = _fanout(settings, paths)
-    result = run_build([*paths, *settings.search_path], options, stdin, fanout=fanout)
-    keep_to_exit(result)
-    result.diagnostics = cluster_selects(result.diagnostics, tuple(settings.emit))
-    selection = emitted(result, settings, paths)
-    keep_to_exit(selection)
-    findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
-    report_settings(findings, settings, result)
-    if has_errors(findings):
-        sys.exit(EXIT_FINDINGS)
-    count_emitted(len(selection.pairs))
-    if settings.status_file:
-        _write_status(result, settings.status_file)
-    deliver(selection, result, settings, click.get_current_context())
+    say(request.notes)
+    refuse(request.problem)
+    with _folder_kept(request.settings):
+        outcome = run(request)
+        keep_to_exit(outcome)  # what the process ends with is never freed object by object
+        report_outcome(outcome, request.settings)
+        if outcome.payload is None or outcome.failed:
+            exit_with(outcome.verdict)
+            return
+        count_emitted(len(outcome.payload.selection.pairs))
+        regenerate = command_line(click.get_current_context(), drop=("--check",))
+        delivered = deliver(request, outcome.payload, regenerate)
+        say(delivered.notes)
+        if delivered.payload is not None:
+            echo_pieces(delivered.payload)
+        exit_with(delivered.verdict)
 
 
 @click.command(short_help="Show each runtime's inheritance chain and InheritanceReady.")
@@ -150,22 +105,16 @@ def status(paths: tuple[str, ...], settings: Settings) -> None:
     A broken chain shows the last chain that resolved, from the lock file, as OME's status keeps it.
     Runtimes read only from a --search-path (not from a PATH) resolve parents: they are not listed.
     """
-    from omerender.lifecycle.lock import default_path
-    from omerender.output.emit import only_searched
-    from omerender.output.formats import STATUS_FORMATS as FORMATTERS
-    from omerender.output.formats import StatusView
-    from omerender.pipeline import options_from
-    from omerender.pipeline import status as run_status
+    from omerender.commands.status import StatusRequest, run
 
-    lock = settings.lock_file or default_path(list(paths))
-    options = options_from(settings, kube_version=resolve_kube_version(settings.kube_version), lock_file=lock)
-    searched = only_searched(list(settings.search_path), list(paths))
-    result = run_status([*paths, *settings.search_path], options, stdin, lambda r: not searched(r))
-    report_settings(result.diagnostics, settings)
-    view = StatusView(result.listing, result.sources, result.last_resolved)
-    click.echo(FORMATTERS[settings.output or "table"](view), nl=False)
-    if result.failed:
-        sys.exit(EXIT_FINDINGS)
+    request = StatusRequest.from_settings(settings, paths, stdin=stdin)
+    say(request.notes)
+    refuse(request.problem)
+    outcome = run(request)
+    report_outcome(outcome, settings)
+    if outcome.payload is not None:
+        click.echo(STATUS_FORMATS[settings.output or "table"](outcome.payload), nl=False)
+    exit_with(outcome.verdict)
 
 
 COMMANDS = (build, status)

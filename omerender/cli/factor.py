@@ -2,74 +2,31 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
 
 import click
 
-from omerender.cli.common import (
-    STDOUT_HINT,
-    guard,
-    output_option,
-    paths_argument,
-    refuse_output_in_input,
-    report_settings,
-    resolve_kube_version,
-)
+from omerender.cli.common import STDOUT_HINT, guard, output_option, paths_argument
 from omerender.cli.options import settings_options
-from omerender.errors import EXIT_FINDINGS
+from omerender.cli.own_options import own_options
+from omerender.cli.present import exit_with, refuse, report_outcome, say
 from omerender.factor.report import FACTOR_FORMATS
 from omerender.settings import Settings
 
-if TYPE_CHECKING:
-    from omerender.factor.run import FactorOptions, FactorResult
 
+@dataclass(frozen=True)
+class FactorFlags:
+    """factor's own options, as typed (``commands.factor.Choices`` says what each means)."""
 
-def _names(given: tuple[str, ...]) -> dict[str, str]:
-    from omerender.names import DNS_1123_SUBDOMAIN
-
-    names: dict[str, str] = {}
-    for item in given:
-        stem, sep, name = item.partition("=")
-        name = name.removesuffix("-profile")
-        if not sep or not stem or not DNS_1123_SUBDOMAIN.match(f"{name}-profile"):
-            raise click.BadParameter(
-                f"{item!r}: want DEFAULT=NAME, NAME a DNS subdomain", param_hint="'--profile-name'"
-            )
-        names[stem.removesuffix("-profile")] = name
-    return names
-
-
-def _refuse(paths: tuple[str, ...], settings: Settings, in_place: bool, dry_run: bool, force: bool) -> None:
-    """Usage errors: the choice of where to write, stdin, and a DIR that is not empty or inside the inputs."""
-    from omerender.factor import tree
-
-    output_dir = settings.output_dir
-    if sum((output_dir is not None, in_place, dry_run)) != 1:
-        raise click.UsageError("give exactly one of --output-dir DIR, --in-place and --dry-run")
-    if "-" in paths:
-        raise click.UsageError("factor rewrites files, so it cannot read stdin ('-')")
-    if force and output_dir is None:
-        raise click.UsageError("--force goes with --output-dir")
-    if output_dir is not None:
-        refuse_output_in_input(list(paths), [("--output-dir", output_dir)], allowable=False)
-        if not force and not tree.is_empty_dir(output_dir):
-            raise click.UsageError(f"{output_dir} is not empty; use --force to replace it")
-        try:
-            tree.roots_of(list(paths))
-        except tree.TreeError as exc:
-            raise click.UsageError(str(exc)) from None
-
-
-def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> FactorResult:
-    """factor's result, its diagnostics reported; exit 1 when it failed."""
-    from omerender.factor.run import factor as run_factor
-
-    result = run_factor(paths, options)
-    report_settings(result.diagnostics, settings)
-    if result.failed:
-        sys.exit(EXIT_FINDINGS)
-    return result
+    in_place: bool
+    dry_run: bool
+    show_diff: bool
+    force: bool
+    profiles_dir: str | None
+    profile_name: tuple[str, ...]
+    convert_auto_selected: bool
+    no_class_profiles: bool
+    cluster_profiles: bool
 
 
 @click.command(short_help="Extract shared runtime settings into profiles (inherit-from).")
@@ -108,7 +65,8 @@ def _factored(paths: list[str], options: FactorOptions, settings: Settings) -> F
 )
 @settings_options("factor")
 @guard
-def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
+@own_options(FactorFlags)
+def factor(paths: tuple[str, ...], settings: Settings, options: FactorFlags) -> None:
     """Turn flat runtimes in PATHS into profiles and thin children that inherit from them.
 
     Runtimes sharing an engine (runner image repository, multi-node or not, components) get a
@@ -117,48 +75,33 @@ def factor(paths: tuple[str, ...], settings: Settings, **flags: Any) -> None:
     rendered object stay the same, byte for byte; if not, it writes nothing and exits 1.
     Auto-selected runtimes (autoSelect: true) stay flat: OME renders them without inheritance.
     """
-    from omerender.cli.build import cores
-    from omerender.factor import journal, tree
+    from omerender.commands.factor import Choices, FactorRequest, run  # the core: only when the command runs (start-up)
     from omerender.factor.report import unified_diffs
-    from omerender.factor.run import FactorOptions
-    from omerender.pipeline import options_from
 
-    _refuse(paths, settings, flags["in_place"], flags["dry_run"], flags["force"])
-    options = FactorOptions(
-        build=options_from(settings, kube_version=resolve_kube_version(settings.kube_version), parse_jobs=cores()),
-        profiles_dir=flags["profiles_dir"],
-        names=_names(flags["profile_name"]),
-        deep=not flags["no_class_profiles"],
-        convert_auto_selected=flags["convert_auto_selected"],
-        search_paths=list(settings.search_path),
-        cluster_profiles=flags["cluster_profiles"],
-        settings_file=settings.config,
+    choices = Choices(
+        in_place=options.in_place,
+        dry_run=options.dry_run,
+        force=options.force,
+        profiles_dir=options.profiles_dir,
+        profile_names=options.profile_name,
+        class_profiles=not options.no_class_profiles,
+        convert_auto_selected=options.convert_auto_selected,
+        cluster_profiles=options.cluster_profiles,
     )
-    folder = journal.folder_of(list(paths))
-    if flags["in_place"]:  # one lock from before the read until the change is in place
-        with journal.holding(folder, [*paths, *options.search_paths]) as held:
-            recovered = journal.recover(held)
-            if recovered:
-                click.echo(f"omerender: {recovered}", err=True)
-            result = _factored(list(paths), options, settings)
-            journal.write(held, result.files, result.originals)
-    else:
-        left = journal.pending(folder)
-        if left:
-            click.echo(
-                f"omerender: warning: {left}: a killed factor --in-place left its "
-                "journal; factor --in-place finishes it (once it has checked that it is this tree's)",
-                err=True,
-            )
-        result = _factored(list(paths), options, settings)
-        if settings.output_dir is not None:
-            try:
-                tree.write_tree(settings.output_dir, tree.mirror(list(paths), result.files))
-            except tree.TreeError as exc:
-                raise click.UsageError(str(exc)) from None
-    click.echo(FACTOR_FORMATS[settings.output or "table"](result.report), nl=False)
-    if flags["show_diff"]:
-        click.echo(unified_diffs(result.originals, result.files), nl=False)
+    outcome = run(FactorRequest.from_settings(settings, paths, choices))
+    done = outcome.payload
+    ran = done is not None and done.result is not None
+    say(done.before if done is not None else ())
+    if ran:  # nothing is reported when factor was refused before it read anything
+        report_outcome(outcome, settings)
+    refuse(outcome.problem)
+    if done is not None and done.failure is not None:
+        raise done.failure  # the guard's line and exit code, after the diagnostics
+    exit_with(outcome.verdict)
+    assert done is not None and done.result is not None
+    click.echo(FACTOR_FORMATS[settings.output or "table"](done.result.report), nl=False)
+    if options.show_diff:
+        click.echo(unified_diffs(done.result.originals, done.result.files), nl=False)
 
 
 COMMANDS = (factor,)

@@ -6,17 +6,21 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import click
 
-from omerender.cli.common import STDOUT_HINT, F, guard, output_option, paths_argument, report_settings, stdin
+from omerender.cli.common import STDOUT_HINT, F, guard, output_option, paths_argument, stdin
 from omerender.cli.options import settings_options
-from omerender.errors import EXIT_FINDINGS, EXIT_USAGE
+from omerender.cli.own_options import own_options
+from omerender.cli.present import exit_with, refuse, report_outcome
+from omerender.errors import EXIT_USAGE
 from omerender.output.formats import GRAPH_FORMATS
 from omerender.settings import Settings
 
 if TYPE_CHECKING:
+    from omerender.commands.outcome import Outcome
     from omerender.forest.model import Forest
 
 DOT_TIMEOUT_SECONDS = 300
@@ -43,53 +47,31 @@ def with_view_options(fn: F) -> F:
     return fn
 
 
-def _forest(
-    paths: tuple[str, ...], settings: Settings, view: tuple[str | None, str | None, bool, bool]
-) -> tuple[Forest, bool]:
-    """Build (without the Kubernetes schema check: the forest's shape does not depend on it), report the
-    diagnostics, and return the forest to show and whether anything is broken."""
-    from omerender.cli.build import cores
-    from omerender.forest.model import forest
-    from omerender.forest.select import (
-        chain,
-        collapse_isvcs,
-        find_isvc,
-        find_runtime,
-        namespaces_holding,
-        subtree,
-        used_only,
-    )
-    from omerender.lifecycle.lock import default_path
-    from omerender.pipeline import build, options_from
+@dataclass(frozen=True)
+class ViewOptions:
+    """What ``tree`` and ``graph`` show of the forest (``commands.forest.View``)."""
 
-    runtime, isvc, collapse, used = view
-    if runtime and isvc:
-        raise click.UsageError("give --runtime or --isvc, not both")
-    namespace = settings.namespace
-    lock = settings.lock_file or default_path(list(paths))  # PATHS place it, not the search paths
-    options = options_from(settings, kube_version=None, lock_file=lock, parse_jobs=cores())
-    result = build([*paths, *settings.search_path], options, stdin)
-    report_settings(result.diagnostics, settings, result)
-    whole = forest(result)
-    shown = whole
-    if runtime:
-        found = find_runtime(whole, runtime, namespace)
-        if found is None:
-            elsewhere = [] if "/" in runtime else namespaces_holding(whole, runtime)
-            hint = f"; it exists in namespace {', '.join(elsewhere)}: pass -n {elsewhere[0]}" if elsewhere else ""
-            hint += f" (or write {elsewhere[0]}/{runtime})" if elsewhere else ""
-            raise click.BadParameter(f"no runtime {runtime} (namespace {namespace}){hint}", param_hint="'--runtime'")
-        shown = subtree(whole, found)
-    if isvc:
-        found = find_isvc(whole, isvc, namespace)
-        if found is None:
-            raise click.BadParameter(f"no InferenceService {isvc} (namespace {namespace})", param_hint="'--isvc'")
-        shown = chain(whole, found)
-    if used:
-        shown = used_only(shown)
-    if collapse:
-        shown = collapse_isvcs(shown)
-    return shown, result.failed or whole.broken
+    runtime: str | None
+    isvc: str | None
+    collapse_isvcs: bool
+    used_only: bool
+
+
+@dataclass(frozen=True)
+class TreeOptions(ViewOptions):
+    color: str
+
+
+def _forest(paths: tuple[str, ...], settings: Settings, options: ViewOptions) -> Outcome[Forest]:
+    """The forest ``options`` select, its build's diagnostics reported (a selection of nothing: a usage error)."""
+    from omerender.commands.forest import ForestRequest, View, run  # the core: only when the command runs (start-up)
+
+    view = View(options.runtime, options.isvc, options.collapse_isvcs, options.used_only)
+    outcome = run(ForestRequest.from_settings(settings, paths, view, stdin))
+    if outcome.builds:  # not when the options were refused before anything was read
+        report_outcome(outcome, settings)
+    refuse(outcome.problem)
+    return outcome
 
 
 def use_color(choice: str) -> bool:
@@ -111,15 +93,8 @@ def use_color(choice: str) -> bool:
 )
 @settings_options("tree")
 @guard
-def tree(
-    paths: tuple[str, ...],
-    runtime: str | None,
-    isvc: str | None,
-    collapse_isvcs: bool,
-    used_only: bool,
-    color: str,
-    settings: Settings,
-) -> None:
+@own_options(TreeOptions)
+def tree(paths: tuple[str, ...], settings: Settings, options: TreeOptions) -> None:
     """Print the runtime inheritance forest as a tree.
 
     Profiles and other root runtimes, their children, and the InferenceServices that use each
@@ -129,11 +104,11 @@ def tree(
     """
     from omerender.forest.text import render
 
-    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs, used_only))
-    colored = use_color(color)
-    click.echo(render(shown, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
-    if failed:
-        sys.exit(EXIT_FINDINGS)
+    outcome = _forest(paths, settings, options)
+    assert outcome.payload is not None
+    colored = use_color(options.color)
+    click.echo(render(outcome.payload, colored), nl=False, color=colored)  # click would strip the escapes off a pipe
+    exit_with(outcome.verdict)
 
 
 def svg(dot_text: str) -> str:
@@ -171,14 +146,8 @@ def svg(dot_text: str) -> str:
 @with_view_options
 @settings_options("graph")
 @guard
-def graph(
-    paths: tuple[str, ...],
-    runtime: str | None,
-    isvc: str | None,
-    collapse_isvcs: bool,
-    used_only: bool,
-    settings: Settings,
-) -> None:
+@own_options(ViewOptions)
+def graph(paths: tuple[str, ...], settings: Settings, options: ViewOptions) -> None:
     """Draw the inheritance forest: Mermaid, DOT, JSON or SVG.
 
     Grouped by namespace; broken links and disabled profiles styled apart.
@@ -188,13 +157,13 @@ def graph(
     output = settings.output or "mermaid"
     if output == "svg" and shutil.which("dot") is None:
         svg("")  # exits 2 before any work
-    shown, failed = _forest(paths, settings, (runtime, isvc, collapse_isvcs, used_only))
-    text = GRAPH_FORMATS[output](shown)
+    outcome = _forest(paths, settings, options)
+    assert outcome.payload is not None
+    text = GRAPH_FORMATS[output](outcome.payload)
     if output == "svg":
         text = svg(text)
     click.echo(text, nl=False)
-    if failed:
-        sys.exit(EXIT_FINDINGS)
+    exit_with(outcome.verdict)
 
 
 COMMANDS = (tree, graph)

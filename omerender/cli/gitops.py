@@ -5,15 +5,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from typing import Any
 
 import click
 
-from omerender.cli.build import render
-from omerender.cli.common import guard, report, resolve_kube_version, stdin
+from omerender.cli.build import present_build
+from omerender.cli.guard import guard, stdin
 from omerender.cli.options import file_layer, say_origins
+from omerender.cli.present import resolve_kube_version
+from omerender.cli.report import report
 from omerender.cli.verdict import concluded, count_reported
+from omerender.diagnostics import Diagnostic, sorted_unique
 from omerender.errors import EXIT_FINDINGS
+from omerender.gitops.confine import confine, root_of
 from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, resolve
 
 
@@ -39,8 +42,8 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
     KUBE_VERSION and the repository's .omerender.yaml (docs/integrations.md). Paths in settings stay inside
     the repository. Prints only objects, and fails rather than print nothing.
     """
+    from omerender.commands.build import BuildRequest  # the core: only when the command runs (start-up)
     from omerender.gitops.argocd import SOURCE_PATH, defaults, layers
-    from omerender.gitops.confine import confine, root_of
 
     given = list(paths or (".",))
     try:
@@ -52,9 +55,9 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
     confine(settings, root, ".")
     say_origins(settings)
     label = "KUBE_VERSION" if settings.origin("kube-version") is Origin.DEFAULT else "kube-version"
-    kube = resolve_kube_version(settings.kube_version, label=label) if settings.kube_version else None
+    request = BuildRequest.from_settings(settings, given, stdin=stdin, kube_label=label)
     with concluded(settings):
-        render(tuple(given), settings, kube)
+        present_build(request)
 
 
 @click.command(short_help="KRM function and kustomize generator plugin: ResourceList in and out.")
@@ -66,7 +69,6 @@ def krm(config: str | None) -> None:
     With CONFIG, act as a kustomize exec generator plugin: read the functionConfig from CONFIG and
     print the emitted objects as a plain stream (docs/integrations.md).
     """
-    from omerender.gitops.confine import confine, root_of
     from omerender.gitops.krm import ItemsUnreadable, KrmError, defaults, layer, process, read_resource_list
     from omerender.load.bounded import Budget
     from omerender.yamlwrite import dump_one, dump_stream
@@ -80,8 +82,7 @@ def krm(config: str | None) -> None:
     except KrmError as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        function_config = resource_list.get("functionConfig") if isinstance(resource_list, dict) else None
-        found = layer(function_config)
+        found = layer(resource_list.config)
     except (KrmError, SettingsError) as exc:
         raise click.UsageError(str(exc)) from None
     root = root_of(".", "")
@@ -90,18 +91,13 @@ def krm(config: str | None) -> None:
     if settings.origin("kube-version") is not Origin.DEFAULT:
         kube = resolve_kube_version(settings.kube_version, label="kubeVersion")
         settings = dataclasses.replace(settings, kube_version=kube)
-    reported: list[Any] = []
-    try:
-        output, failed = process(resource_list, settings, budget, place_rendered=not config, reported=reported)
-    except KrmError as exc:
-        raise click.UsageError(str(exc)) from None
+    reported: list[Diagnostic] = []
+    output, failed = process(resource_list, settings, budget, place_rendered=not config, reported=reported)
     with concluded(settings):
         if not config:
             count_reported(reported)  # they are the ResourceList's results
             click.echo(dump_one(output), nl=False)
         else:
-            from omerender.diagnostics import sorted_unique
-
             report(sorted_unique(reported), (), None, settings.max_errors, 0)  # file:line:col, as build reports
             if not failed:
                 click.echo(dump_stream(output["items"]), nl=False)

@@ -15,9 +15,24 @@ from typing import Any
 
 import click
 
-from omerender.cli.common import F, folder_callback, guard, namespace_callback, refuse_reports_in_input
+from omerender.cli.guard import F, guard
+from omerender.cli.params import folder_callback, namespace_callback
+from omerender.cli.present import refuse_reports_in_input
+from omerender.cli.report import report
+from omerender.cli.verdict import concluded
 from omerender.errors import EXIT_USAGE
-from omerender.settings import Kind, Layer, Origin, Settings, SettingsError, Spec, for_command
+from omerender.settings import (
+    Kind,
+    Layer,
+    Origin,
+    Settings,
+    SettingsError,
+    Spec,
+    for_command,
+    from_env,
+    report_targets,
+    resolve,
+)
 
 _TYPES: Mapping[Kind, Callable[[Spec], dict[str, Any]]] = {
     Kind.TEXT: lambda s: {},
@@ -34,8 +49,6 @@ _TYPES: Mapping[Kind, Callable[[Spec], dict[str, Any]]] = {
 
 
 def _reports_callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
-    from omerender.settings import report_targets
-
     try:
         report_targets(values)
     except SettingsError as exc:
@@ -81,8 +94,6 @@ def _given(ctx: click.Context, specs: tuple[Spec, ...], kwargs: dict[str, Any]) 
 
 def fold(ctx: click.Context, specs: tuple[Spec, ...], kwargs: dict[str, Any], paths: list[str]) -> Settings:
     """The command's settings: its defaults, under the settings file, the environment and the command line."""
-    from omerender.settings import from_env, resolve
-
     given = _given(ctx, specs, kwargs)
     ours = {spec.stem for spec in specs}
     found, config = file_layer(kwargs.pop("config", None), paths)
@@ -104,8 +115,7 @@ def file_layer(config: str | None, paths: list[str], top: str | None = None) -> 
     """The settings file's values (``config``, else ``.omerender.yaml`` found from the first path, up to
     ``top`` at most, which is then the repository its paths stay in) and its path; its problems are reported
     (located) and end the run with exit 2, as every settings error does."""
-    from omerender.cli.common import report
-    from omerender.load import settings_file
+    from omerender.load import settings_file  # YAML: only when a command runs
 
     path = config or settings_file.find(paths, top)
     if path is None:
@@ -135,8 +145,6 @@ def settings_options(command: str) -> Callable[[F], F]:
         def wrapper(**kwargs: Any) -> Any:
             ctx = click.get_current_context()
             paths = [p for p in kwargs.get("paths", ()) if p != "-"]
-            from omerender.cli.verdict import concluded
-
             kwargs["settings"] = fold(ctx, specs, kwargs, paths)
             say_origins(kwargs["settings"])
             inputs = [*paths, *kwargs.get("old", ()), *kwargs.get("new", ()), *kwargs["settings"].search_path]

@@ -23,7 +23,7 @@ from omerender.errors import EXIT_FINDINGS
 
 if TYPE_CHECKING:
     from omerender.diagnostics import Diagnostic
-    from omerender.result import BuildResult
+    from omerender.result import Resolved
     from omerender.settings import Settings
 
 TALLY_KEY = "omerender.tally"
@@ -80,7 +80,7 @@ def count_reported(diagnostics: Iterable[Diagnostic], machine_stderr: bool = Fal
     found.machine_stderr = found.machine_stderr or machine_stderr
 
 
-def count_read(result: BuildResult) -> None:
+def count_read(result: Resolved) -> None:
     """The runtimes and InferenceServices a build read (the last build counted: diff's new side)."""
     found = tally()
     found.runtimes = len(result.universe.all_runtimes())

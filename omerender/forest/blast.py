@@ -7,25 +7,29 @@ kept is collapsed into one node counting it. A profile none of whose family chan
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from omerender.forest.graph import mermaid
 from omerender.forest.model import ISVC, MORE, Forest, Link, Node, finish, forest, keep
 from omerender.forest.select import ancestors, collapse_isvcs, descendants
+from omerender.result import BuildResult
+
+if TYPE_CHECKING:
+    from omerender.changes.report import DiffReport
 
 # Mermaid's defaults (maxTextSize, maxEdges), which GitHub and GitLab render with: past them, no picture
 MAX_TEXT, MAX_EDGES = 50_000, 500
 
 
-def _focus(report: dict[str, Any], whole: Forest) -> dict[str, str]:
+def _focus(report: DiffReport, whole: Forest) -> dict[str, str]:
     """Node id -> highlight style, for what the diff names."""
     by_key = {n.key: n.id for n in whole.nodes.values() if n.key}
     wanted = [
-        *((r["runtime"], "changed") for r in report["runtimes"]),
-        *((r["inferenceService"], "rollout") for r in report["rollouts"]),
-        *((key, "rollout") for key in report["created"]),
-        *((d["inferenceService"], "drifting") for d in report["drifting"]),
-        *((b["inferenceService"], "drifting") for b in report["broken"]),
+        *((r.runtime, "changed") for r in report.runtimes),
+        *((r.inference_service, "rollout") for r in report.rollouts),
+        *((key, "rollout") for key in report.created),
+        *((d.inference_service, "drifting") for d in report.drifting),
+        *((b.inference_service, "drifting") for b in report.broken),
     ]
     return {by_key[key]: style for key, style in wanted if key in by_key}
 
@@ -54,8 +58,8 @@ def _collapsed(whole: Forest, picked: Forest) -> Forest:
     return finish(picked)
 
 
-def picture(report: dict[str, Any], new: Any) -> str:
-    """A fenced ```mermaid block for ``report`` (``lifecycle.diff.compare``) over the build ``new``;
+def picture(report: DiffReport, new: BuildResult) -> str:
+    """A fenced ```mermaid block for ``report`` (``changes.diff.compare``) over the build ``new``;
     "" when nothing in the new tree is affected."""
     whole = forest(new)
     focus = _focus(report, whole)

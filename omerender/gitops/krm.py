@@ -22,21 +22,18 @@ from typing import Any
 
 import yaml
 
+from omerender.commands import build
+from omerender.commands.build import BuildRequest
+from omerender.commands.engine import Given
+from omerender.commands.request import Inputs, build_options
 from omerender.diagnostics import INFO, Diagnostic, has_errors
 from omerender.errors import UsageError
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
-from omerender.load.reader import load, yaml_diagnostic
+from omerender.load.reader import yaml_diagnostic
 from omerender.names import clip
-from omerender.output.emit import (
-    EmitOptions,
-    cluster_selects,
-    kinds_problem,
-    only_searched,
-    output_path,
-    select,
-)
-from omerender.pipeline import build_objects, options_from, settings_files
+from omerender.output.emit import EmitOptions, kinds_problem, output_path
+from omerender.result import Manifest
 from omerender.settings import (
     INPUTS,
     PASSTHROUGH,
@@ -82,6 +79,30 @@ DEFAULT_OUTPUT_DIR = "rendered"
 
 
 @dataclass(frozen=True)
+class ResourceList:
+    """A KRM ResourceList as given: the ``api_version`` to answer with (its own when omerender knows it), its
+    ``items`` as given (one that is no mapping passes through), and its ``functionConfig`` (``config``; whether
+    the key was there at all: ``has_config``)."""
+
+    api_version: str
+    items: list[object]
+    config: object = None
+    has_config: bool = False
+
+    @classmethod
+    def of(cls, document: object) -> ResourceList:
+        """The ResourceList ``document`` is; raises KrmError when it is none."""
+        if not isinstance(document, dict) or document.get("kind") != "ResourceList":
+            raise KrmError("input is not a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)")
+        items = document.get("items") or []
+        if not isinstance(items, list):
+            raise KrmError("ResourceList items must be a list")
+        given = document.get("apiVersion")
+        api_version = given if isinstance(given, str) and given in API_VERSIONS else API_VERSIONS[0]
+        return cls(api_version, items, document.get("functionConfig"), "functionConfig" in document)
+
+
+@dataclass(frozen=True)
 class _Item:
     item: dict[str, Any]
     path: str | None
@@ -100,7 +121,7 @@ def _listed(value: Any, name: str) -> tuple[str, ...]:
     raise KrmError(f"functionConfig {name}: expected a list of strings or a comma-separated string")
 
 
-def _values(function_config: Any) -> dict[str, Any]:
+def _values(function_config: object) -> dict[str, Any]:
     if function_config is None:
         return {}
     if not isinstance(function_config, dict):
@@ -109,9 +130,10 @@ def _values(function_config: Any) -> dict[str, Any]:
     return values if isinstance(values, dict) else {}
 
 
-def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: Budget) -> Any:
+def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: Budget) -> ResourceList:
     """The ResourceList on stdin, or one made from the functionConfig in the file ``config``, read with
-    the bounded reader (a regular file, within the caps) and parsed with the manifests' limits."""
+    the bounded reader (a regular file, within the caps) and parsed with the manifests' limits; KrmError when
+    it cannot be read or is no ResourceList, ItemsUnreadable when its items are no YAML omerender reads."""
     where = config or "-"
     shown = config or "the ResourceList on stdin"
     text = ""
@@ -128,8 +150,8 @@ def read_resource_list(config: str | None, stdin: Callable[..., bytes], budget: 
         raise KrmError(f"cannot read {shown}: it nests too deeply") from None
     first = documents[0] if documents else None
     if config:
-        return {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": first}
-    return first
+        return ResourceList(API_VERSIONS[0], [], first, has_config=True)
+    return ResourceList.of(first)
 
 
 def defaults() -> Settings:
@@ -147,7 +169,7 @@ def _output_dir(given: str) -> str:
     return output_dir
 
 
-def layer(function_config: Any) -> Layer:
+def layer(function_config: object) -> Layer:
     """The functionConfig's settings, by the camelCase of each stem (``modelMetadata``), plus ``paths`` and
     ``outputDir``; raises KrmError for an unknown key or a bad value."""
     values = _values(function_config)
@@ -171,7 +193,7 @@ def layer(function_config: Any) -> Layer:
     return Layer(Origin.FUNCTION_CONFIG, found)
 
 
-def parse_config(function_config: Any) -> Settings:
+def parse_config(function_config: object) -> Settings:
     """The function's settings from its functionConfig alone (no settings file)."""
     try:
         return resolve([layer(function_config)], defaults())
@@ -247,54 +269,61 @@ def _result(diagnostic: Diagnostic, items: dict[str, _Item]) -> dict[str, Any]:
     return result
 
 
-def process(
-    resource_list: Any,
-    config: Settings,
-    budget: Budget | None = None,
-    place_rendered: bool = True,
-    reported: list[Diagnostic] | None = None,
-) -> tuple[dict[str, Any], bool]:
-    """The output ResourceList, and whether it holds an error result.
-
-    ``reported``, when given, receives the diagnostics behind the results, with their line and column
-    (a KRM result has none): the kustomize generator plugin prints them as ``file:line:col``.
-    """
-    if not isinstance(resource_list, dict) or resource_list.get("kind") != "ResourceList":
-        raise KrmError("input is not a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)")
-    raw_items = resource_list.get("items") or []
-    if not isinstance(raw_items, list):
-        raise KrmError("ResourceList items must be a list")
+def _items(resource_list: ResourceList) -> tuple[dict[str, _Item], list[tuple[str, object]]]:
+    """Each item by a key naming its place (``path#index``, else ``<item N>``), and its working copy to load."""
     items: dict[str, _Item] = {}
-    documents: list[tuple[str, Any]] = []
-    for n, item in enumerate(raw_items):
+    documents: list[tuple[str, object]] = []
+    for n, item in enumerate(resource_list.items):
         path, index = _locate(item) if isinstance(item, dict) else (None, None)
         key = f"{path}#{index if index is not None else 0}" if path is not None else f"<item {n}>"
         key = key if key not in items else f"{key} (item {n})"
         items[key] = _Item(item if isinstance(item, dict) else {}, path, index)
         documents.append((key, _working_copy(item) if isinstance(item, dict) else item))
-    objects, problems = objects_from_documents(documents, config.namespace)
-    options = options_from(config, kube_version=config.kube_version, budget=budget)
-    skip = settings_files(options)
-    from_disk = [*config.paths, *config.search_path]  # searchPath resolves parents and models, as for build
-    loaded_paths = load(from_disk, config.namespace, budget, skip=skip) if from_disk else None
-    extra = (loaded_paths.objects, loaded_paths.diagnostics) if loaded_paths else ([], [])
-    result = build_objects(objects + extra[0], problems + extra[1], options, list(config.paths))
-    result.diagnostics = cluster_selects(result.diagnostics, tuple(config.emit))
-    searched = only_searched(list(config.search_path), list(config.paths))
-    selection = select(
-        result,
-        EmitOptions(
+    return items, documents
+
+
+def request(items: dict[str, _Item], given: Given, config: Settings, budget: Budget | None) -> BuildRequest:
+    """The build of the ResourceList's ``items`` (``given``, loaded) and of ``paths`` and search paths read from
+    disk beside them: the items are the function's own; an InferenceService read only from a search path is not
+    rendered."""
+    inputs = Inputs.of(config, config.paths)  # searchPath resolves parents and models, as for build
+    searched = inputs.only_searched()
+    return BuildRequest(
+        inputs=inputs,
+        settings=config,
+        options=build_options(config, config.paths, kube_version=config.kube_version, budget=budget),
+        emit=EmitOptions(
             kinds=config.emit,
             owned=lambda o: o.path in items,
             renders=lambda o: o.path in items or not searched(o),
             keep_local_config=True,
             replace_rendered=True,
         ),
+        given=given,
     )
-    loaded = {o.path for o in objects}
-    out_items: list[Any] = []
+
+
+def process(
+    resource_list: ResourceList,
+    config: Settings,
+    budget: Budget | None = None,
+    place_rendered: bool = True,
+    reported: list[Diagnostic] | None = None,
+) -> tuple[Manifest, bool]:
+    """The output ResourceList, and whether it holds an error result.
+
+    ``reported``, when given, receives the diagnostics behind the results, with their line and column
+    (a KRM result has none): the kustomize generator plugin prints them as ``file:line:col``.
+    """
+    items, documents = _items(resource_list)
+    given = Given(*objects_from_documents(documents, config.namespace))
+    outcome = build.run(request(items, given, config, budget))
+    assert outcome.payload is not None  # a request made here has no usage problem
+    result, selection = outcome.payload.result, outcome.payload.selection
+    loaded = {o.path for o in given.objects}
+    out_items: list[object] = []
     if PASSTHROUGH in config.emit:  # items that are no object omerender knows keep their place in the package
-        out_items.extend(raw_items[n] for n, key in enumerate(items) if key not in loaded)
+        out_items.extend(resource_list.items[n] for n, key in enumerate(items) if key not in loaded)
     for source, body in selection.pairs:
         if source is None:
             out_items.append(_placed(body, config.output_dir or "") if place_rendered else body)
@@ -305,15 +334,9 @@ def process(
     diagnostics = [d for d in result.diagnostics + selection.diagnostics if d.severity != INFO]
     if reported is not None:
         reported.extend(diagnostics)
-    output: dict[str, Any] = {
-        "apiVersion": resource_list.get("apiVersion")
-        if resource_list.get("apiVersion") in API_VERSIONS
-        else API_VERSIONS[0],
-        "kind": "ResourceList",
-        "items": out_items,
-    }
-    if "functionConfig" in resource_list:
-        output["functionConfig"] = resource_list["functionConfig"]
+    output: Manifest = {"apiVersion": resource_list.api_version, "kind": "ResourceList", "items": out_items}
+    if resource_list.has_config:
+        output["functionConfig"] = resource_list.config
     if diagnostics:
         output["results"] = [_result(d, items) for d in diagnostics]
     return output, has_errors(diagnostics)

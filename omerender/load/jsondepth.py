@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+from omerender.data import Json
 
 MAX_DEPTH = 100  # = yamlio.MAX_DEPTH (tested), not imported: the Argo CD plugin starts without the YAML loader
 
@@ -26,7 +27,7 @@ def deepest(text: str) -> int:
     return most
 
 
-def loads(text: str, limit: int = MAX_DEPTH) -> Any:
+def loads(text: str, limit: int = MAX_DEPTH) -> Json:
     """``json.loads``, refusing first a value nested more than ``limit`` levels (``ValueError``)."""
     levels = deepest(text)
     if levels > limit:

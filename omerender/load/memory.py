@@ -8,9 +8,9 @@ wants diagnostics to carry; the same checks as for files apply (kind, apiVersion
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from omerender import codes
+from omerender.data import Json
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
 from omerender.load.reader import to_object
@@ -20,7 +20,7 @@ from omerender.yamlwrite import dump_one
 
 
 def objects_from_documents(
-    documents: Sequence[tuple[str, Any]], namespace: str = "default"
+    documents: Sequence[tuple[str, Json]], namespace: str = "default"
 ) -> tuple[list[Obj], list[Diagnostic]]:
     """One Obj per ``(path, document)``; documents that cannot be objects become diagnostics."""
     objects: list[Obj] = []

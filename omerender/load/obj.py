@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from omerender.data import Key
 from omerender.diagnostics import Diagnostic, Severity, json_path
 from omerender.load.source import Source, slim
 from omerender.load.yamlio import position, positions
@@ -24,7 +25,7 @@ _RUNTIME_PATHS: list[tuple[str, ...]] = [
 # modes, the runtime it selects, its name), and a runtime's chain error (at its inherit-from annotation) or duplicate
 # name. Found while the first node tree is at hand, so that neither a clean build nor a long broken chain composes
 # those files again.
-PRELOCATED: dict[str, dict[tuple[str, ...], int]] = {
+PRELOCATED: dict[str, dict[tuple[Key, ...], int]] = {
     kind: {path: slot for slot, path in enumerate(paths)}
     for kind, paths in (
         (
@@ -96,7 +97,7 @@ class Obj:
         ann = (self.body.get("metadata") or {}).get("annotations")
         return ann if isinstance(ann, dict) else {}
 
-    def at(self, *keys: Any) -> tuple[int, int]:
+    def at(self, *keys: Key) -> tuple[int, int]:
         if self.marks is not None:
             slot = PRELOCATED[self.kind].get(keys)
             packed = -1 if slot is None else self.marks[slot]
@@ -104,6 +105,6 @@ class Obj:
                 return packed >> COLUMN_BITS, packed & ((1 << COLUMN_BITS) - 1)
         return position(self.node, keys)
 
-    def diag(self, severity: Severity, message: str, *keys: Any, code: str = "") -> Diagnostic:
+    def diag(self, severity: Severity, message: str, *keys: Key, code: str = "") -> Diagnostic:
         line, col = self.at(*keys)
         return Diagnostic(self.path, line, col, severity, message, code, json_path(keys))

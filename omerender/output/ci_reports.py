@@ -30,7 +30,7 @@ from omerender.ome import CLUSTER_SERVING_RUNTIME
 from omerender.output.formats import dump_json
 
 if TYPE_CHECKING:
-    from omerender.result import BuildResult
+    from omerender.result import Resolved
 
 CODE_QUALITY_SEVERITY: dict[Severity, str] = {"error": "critical", "warning": "minor", "info": "info"}
 UNTIMED = "0"
@@ -137,7 +137,7 @@ def render_gitlab(
     return dump_json(issues)
 
 
-def subjects_of(result: BuildResult) -> list[Subject]:
+def subjects_of(result: Resolved) -> list[Subject]:
     """Every runtime and InferenceService a build read, where its document starts."""
     objects = [*result.universe.all_runtimes(), *result.universe.isvcs.values()]
     out = []

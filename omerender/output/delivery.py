@@ -1,19 +1,22 @@
 """Where ``build``'s objects go, and the verdict: stdout, ``--output-dir`` written, compared (``--check``) or
-regenerated (``--fail-on-change``). Returns what to say and whether it failed; the CLI prints it."""
+regenerated (``--fail-on-change``). Returns what to say and whether it failed; the CLI says it."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
+from omerender.diagnostics import INFO, WARNING
+from omerender.load.obj import Obj
+from omerender.output.clashes import files_for
+from omerender.output.emit import EmitOptions, Selection, kinds_problem, kustomization, rendered_sources, select
+from omerender.output.outdir import changed_files, unified_diff
+from omerender.output.prerendered import FILES, JSON, NONE, YAML, PrerenderedBuild, each_text
+from omerender.output.writer import write_items
+from omerender.result import BuildResult, Resolved
 from omerender.settings import Settings
-
-if TYPE_CHECKING:
-    from omerender.fanout import Fanout, Scratch
-    from omerender.output.emit import EmitOptions, Selection
-    from omerender.result import BuildResult
+from omerender.yamlwrite import dump_one
 
 KUSTOMIZATION = "kustomization.yaml"
 MAX_DIFF_LINES = 200
@@ -23,17 +26,16 @@ MAX_LISTED = 20
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What a delivery says on stderr (``message``, empty when all is well) and whether the run fails."""
+class FolderVerdict:
+    """What writing or comparing ``--output-dir`` says on stderr (``text``, empty when all is well: the lines
+    after ``omerender: ``) and whether the run fails."""
 
     failed: bool = False
-    message: str = ""
+    text: str = ""
 
 
 def usage_problem(settings: Settings, output: str | None) -> str | None:
     """A combination of the delivery settings that cannot work (a usage error), or None."""
-    from omerender.output.emit import kinds_problem
-
     problem = kinds_problem(settings.emit)
     if problem:
         return problem
@@ -48,16 +50,12 @@ def usage_problem(settings: Settings, output: str | None) -> str | None:
     return None
 
 
-def emit_options(settings: Settings, paths: tuple[str, ...]) -> EmitOptions:
-    """What ``build`` emits with ``settings``: the objects from ``paths``, not only from a search path."""
-    from omerender.diagnostics import INFO, WARNING
-    from omerender.output.emit import EmitOptions, only_searched
-
-    in_search_path = only_searched(list(settings.search_path), list(paths))
+def emit_options(settings: Settings, owned: Callable[[Obj], bool]) -> EmitOptions:
+    """What ``build`` emits with ``settings``: the objects ``owned`` (from a PATH, not only from a search path)."""
     return EmitOptions(
         kinds=tuple(dict.fromkeys(settings.emit)) or ("rendered",),
-        owned=lambda obj: not in_search_path(obj),
-        renders=lambda obj: not in_search_path(obj),
+        owned=owned,
+        renders=owned,
         flux_substitute_disabled=settings.flux_substitute_disabled,
         substitution_severity=WARNING if settings.kustomization else INFO,
     )
@@ -65,8 +63,6 @@ def emit_options(settings: Settings, paths: tuple[str, ...]) -> EmitOptions:
 
 def text_shape(settings: Settings) -> str:
     """The text a worker writes for each rendered object, for what this run prints (``prerendered.SHAPES``)."""
-    from omerender.output.prerendered import FILES, JSON, NONE, YAML
-
     if settings.output_dir:
         return FILES
     if settings.check or settings.output == "name":
@@ -74,37 +70,17 @@ def text_shape(settings: Settings) -> str:
     return JSON if settings.output == "json" else YAML
 
 
-def fanout(settings: Settings, paths: tuple[str, ...], jobs: int, least: int) -> Fanout:
-    """Rendering in up to ``jobs`` workers from ``least`` InferenceServices on, each sending back the text this
-    run prints of its objects (``emit.rendered_by_worker``)."""
-    from omerender.fanout import Fanout
-    from omerender.output.emit import rendered_by_worker
-    from omerender.output.prerendered import adopt
-
-    options, shape = emit_options(settings, paths), text_shape(settings)
-
-    def finish(result: BuildResult, bodies: list[dict[str, Any]], texts: Scratch) -> list[dict[str, Any]]:
-        return rendered_by_worker(result, bodies, options, shape, texts)
-
-    return Fanout(jobs, least, finish, adopt)
-
-
-def emitted(result: BuildResult, settings: Settings, paths: tuple[str, ...] = ()) -> Selection:
-    """The objects to print (from ``paths``, not only from a search path), with their own diagnostics (Flux
-    substitution, output paths); ``result`` is not changed."""
-    from omerender.output.clashes import files_for
-    from omerender.output.emit import rendered_sources, select
-    from omerender.pipeline import collector_paused
-
-    with collector_paused():  # one object per rendered one, and no cycles
-        selection = select(result, emit_options(settings, paths))
-    if settings.output_dir:
+def emitted(result: BuildResult | PrerenderedBuild, emit: EmitOptions, files: bool) -> Selection:
+    """The objects ``emit`` selects, with their own diagnostics (Flux substitution; output paths, with their
+    ``--output-dir`` files if ``files``); ``result`` is not changed."""
+    selection = select(result, emit)
+    if files:
         selection.files, problems = files_for(selection.pairs, lambda body: rendered_sources(result, body))
         selection.diagnostics.extend(problems)
     return selection
 
 
-def empty_problem(selection: Selection, result: BuildResult, settings: Settings) -> str | None:
+def empty_problem(selection: Selection, result: Resolved, settings: Settings) -> str | None:
     """With ``--fail-empty``: why an empty selection fails (an empty manifest would prune), else None."""
     if not settings.fail_empty or selection.pairs:
         return None
@@ -117,24 +93,18 @@ def empty_problem(selection: Selection, result: BuildResult, settings: Settings)
 
 
 def _listed(head: str, changed: list[str]) -> str:
-    lines = [f"omerender: {head}", *(f"  {rel}" for rel in changed[:MAX_LISTED])]
+    lines = [head, *(f"  {rel}" for rel in changed[:MAX_LISTED])]
     if len(changed) > MAX_LISTED:
         lines.append(f"  ... and {len(changed) - MAX_LISTED} more")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines)
 
 
 def _decoded(text: str | bytes) -> str:
     return text if isinstance(text, str) else text.decode("utf-8")
 
 
-def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verdict:
+def to_folder(selection: Selection, settings: Settings, regenerate: str) -> FolderVerdict:
     """Write ``--output-dir``, or compare it (``--check``); ``regenerate`` is the command that would fix it."""
-    from omerender.output.emit import kustomization
-    from omerender.output.outdir import changed_files, unified_diff
-    from omerender.output.prerendered import each_text
-    from omerender.output.writer import write_items
-    from omerender.yamlwrite import dump_one
-
     folder = settings.output_dir or ""
     rels = list(selection.files)
     # one writer for every file (each scalar and key formatted once for all; workers wrote their own), read
@@ -144,16 +114,16 @@ def to_folder(selection: Selection, settings: Settings, regenerate: str) -> Verd
     names = rels + [rel for rel, _ in extra]
     if not (settings.check or settings.fail_on_change):
         write_items(folder, names, itertools.chain(zip(rels, texts, strict=True), extra))
-        return Verdict()
+        return FolderVerdict()
     files = dict(itertools.chain(zip(rels, map(_decoded, texts), strict=True), extra))
     changed = changed_files(folder, files)
     if not settings.check:
         write_items(folder, names, files.items())
     if not changed:
-        return Verdict()
+        return FolderVerdict()
     if not settings.check:
         head = f"{folder} was regenerated: {len(changed)} file(s) changed; review and commit them"
-        return Verdict(True, _listed(head, changed))
+        return FolderVerdict(True, _listed(head, changed))
     shown = unified_diff(folder, files, changed, MAX_DIFF_LINES)
     head = f"{folder} is out of date: {len(changed)} file(s) differ; to regenerate it, run:\n  {regenerate}"
-    return Verdict(True, _listed(head, changed) + shown)
+    return FolderVerdict(True, f"{_listed(head, changed)}\n{shown}".removesuffix("\n"))

@@ -1,4 +1,4 @@
-"""``diff``'s text and markdown forms of ``lifecycle.diff.compare``'s report (json is the report itself).
+"""``diff``'s text and markdown forms of ``changes.diff.compare``'s report (json is ``DiffReport.as_data``).
 
 Values from the input are printed as JSON (strings quoted, control characters escaped), and paths
 through ``markdown.visible``, so no line of the text form can be split or overwritten by what a
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omerender.lifecycle.diff import changed
+from omerender.changes.report import Change, DiffReport, Rollout
 from omerender.output.markdown import code, row, visible
 
 MARK = {"changed": "~", "added": "+", "removed": "-", "reordered": "^"}
@@ -21,101 +21,98 @@ def _value(value: Any) -> str:
     return NONE if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def change_text(change: dict[str, Any]) -> str:
+def change_text(change: Change) -> str:
     """``old -> new``; for two lists of values, only the items that went and came (a reorder shows both orders)."""
-    old, new = change["old"], change["new"]
-    if change["change"] != "reordered" and isinstance(old, list) and isinstance(new, list):
+    old, new = change.old, change.new
+    if change.change != "reordered" and isinstance(old, list) and isinstance(new, list):
         gone, came = [v for v in old if v not in new], [v for v in new if v not in old]
         if gone or came:
             return f"-{_value(gone)} +{_value(came)}"
     return f"{_value(old)} -> {_value(new)}"
 
 
-def _sections(report: dict[str, Any]) -> list[tuple[str, list[str]]]:
+def _sections(report: DiffReport) -> list[tuple[str, list[str]]]:
     """Titles and one-line items shared by the text and markdown forms (rollouts aside)."""
     sections = [
         (
             "Runtimes whose merged spec changed",
-            [f"{r['runtime']}: {r['old'] or NONE} -> {r['new'] or NONE}" for r in report["runtimes"]],
+            [f"{r.runtime}: {r.old or NONE} -> {r.new or NONE}" for r in report.runtimes],
         ),
         (
             "Pinned InferenceServices drifting (they keep their snapshot)",
             [
-                f"{d['inferenceService']}: stays on {d['pinnedRevision']}; {d['runtime']} live "
-                f"{d['liveRevision']['old']} -> {d['liveRevision']['new']}"
-                for d in report["drifting"]
+                f"{d.inference_service}: stays on {d.pinned_revision}; {d.runtime} live "
+                f"{d.live_revision.old} -> {d.live_revision.new}"
+                for d in report.drifting
             ],
         ),
-        ("InferenceServices created", list(report["created"])),
-        ("InferenceServices deleted", list(report["deleted"])),
+        ("InferenceServices created", list(report.created)),
+        ("InferenceServices deleted", list(report.deleted)),
         (
             "InferenceServices that no longer render (in a cluster their pods keep serving)",
-            [
-                f"{b['inferenceService']}: {b['runtime']}, last rendered revision {b['lastRevision']}"
-                for b in report["broken"]
-            ],
+            [f"{b.inference_service}: {b.runtime}, last rendered revision {b.last_revision}" for b in report.broken],
         ),
     ]
     return [(title, [visible(i) for i in items]) for title, items in sections if items]
 
 
-def _rollout_title(r: dict[str, Any]) -> str:
-    rev = r["revision"]
-    moved = f" {rev['old']} -> {rev['new']}" if rev["old"] != rev["new"] else f" {rev['new']}"
-    return visible(f"{r['inferenceService']} ({r['runtime']}{moved})")
+def _rollout_title(r: Rollout) -> str:
+    rev = r.revision
+    moved = f" {rev.old} -> {rev.new}" if rev.old != rev.new else f" {rev.new}"
+    return visible(f"{r.inference_service} ({r.runtime}{moved})")
 
 
-def format_text(report: dict[str, Any]) -> str:
-    if not changed(report):
+def format_text(report: DiffReport) -> str:
+    if not report.changed:
         return "No changes.\n"
     out: list[str] = []
     sections = _sections(report)
-    if report["rollouts"]:
-        sections.insert(1 if report["runtimes"] else 0, ("InferenceServices that roll out", []))
+    if report.rollouts:
+        sections.insert(1 if report.runtimes else 0, ("InferenceServices that roll out", []))
     for title, items in sections:
-        count = len(report["rollouts"]) if not items else len(items)
+        count = len(report.rollouts) if not items else len(items)
         out.append(f"{title} ({count}):")
         out.extend(f"  {item}" for item in items)
         if not items:
-            for r in report["rollouts"]:
+            for r in report.rollouts:
                 out.append(f"  {_rollout_title(r)}")
-                for obj in r["objects"]:
-                    out.append(f"    {visible(obj['object'])}")
-                    for c in obj["changes"]:
-                        word = " reordered" if c["change"] == "reordered" else ""
+                for obj in r.objects:
+                    out.append(f"    {visible(obj.object)}")
+                    for c in obj.changes:
+                        word = " reordered" if c.change == "reordered" else ""
                         out.append(
-                            f"      {MARK[c['change']]} {visible(c['path'])}{word}: {change_text(c)}"
-                            f"  [from {visible(c['origin'])}]"
+                            f"      {MARK[c.change]} {visible(c.path)}{word}: {change_text(c)}"
+                            f"  [from {visible(c.origin)}]"
                         )
         out.append("")
     return "\n".join(out)
 
 
-def format_markdown(report: dict[str, Any], picture: str = "") -> str:
+def format_markdown(report: DiffReport, picture: str = "") -> str:
     """``picture``: a fenced Mermaid block of the affected subtree (``forest.blast.picture``), shown first."""
-    if not changed(report):
+    if not report.changed:
         return "### omerender diff\n\nNo changes.\n"
     out = [
         "### omerender diff",
         "",
-        f"**{len(report['runtimes'])} runtime(s) changed, {len(report['rollouts'])} InferenceService(s) roll out, "
-        f"{len(report['drifting'])} pinned InferenceService(s) drift.**",
+        f"**{len(report.runtimes)} runtime(s) changed, {len(report.rollouts)} InferenceService(s) roll out, "
+        f"{len(report.drifting)} pinned InferenceService(s) drift.**",
         "",
     ]
     if picture:
         out += [picture.rstrip("\n"), ""]
     sections = _sections(report)
-    if report["runtimes"]:
+    if report.runtimes:
         title, items = sections.pop(0)
         out += [f"#### {title}", "", *(f"- {code(item)}" for item in items), ""]
-    if report["rollouts"]:
+    if report.rollouts:
         out += ["#### InferenceServices that roll out", ""]
-        for r in report["rollouts"]:
+        for r in report.rollouts:
             out += [f"**{code(_rollout_title(r))}**", ""]
             out += [row(["Object", "Field", "Change", "Old", "New", "From"]), "|---|---|---|---|---|---|"]
-            for obj in r["objects"]:
-                for c in obj["changes"]:
-                    values = (obj["object"], c["path"], c["change"], _value(c["old"]), _value(c["new"]), c["origin"])
+            for obj in r.objects:
+                for c in obj.changes:
+                    values = (obj.object, c.path, c.change, _value(c.old), _value(c.new), c.origin)
                     out.append(row([code(v) for v in values]))
             out.append("")
     for title, items in sections:

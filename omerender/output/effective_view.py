@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omerender.lifecycle.effective import FOLLOWS_LIVE
+from omerender.changes.effective import FOLLOWS_LIVE
 from omerender.lifecycle.settle import RendersFrom, SelectedBy
 from omerender.output.table import columns
 

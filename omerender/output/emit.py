@@ -30,7 +30,7 @@ from omerender.ome import INFERENCE_SERVICE as ISVC
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.output.clashes import Pair, one_object_per_name
-from omerender.output.prerendered import Prerendered, written
+from omerender.output.prerendered import Prerendered, PrerenderedBuild, written
 from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
@@ -38,7 +38,7 @@ from omerender.settings import EMIT_KINDS, FLATTENED, INPUTS, PASSTHROUGH, RENDE
 
 if TYPE_CHECKING:
     from omerender.fanout import Scratch
-    from omerender.result import BuildResult
+    from omerender.result import BuildResult, Manifest, Resolved
 
 FLUX_SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
@@ -148,13 +148,13 @@ def flatten(runtime: Obj, chain: Chain) -> dict[str, Any]:
     return body
 
 
-def _ome_order(result: BuildResult, obj: Obj, flattened: bool = False) -> tuple[int, int, str, str]:
+def _ome_order(result: Resolved, obj: Obj, flattened: bool = False) -> tuple[int, int, str, str]:
     """Parents before children, as admission wants; flattened runtimes have no parents, so only by name."""
     depth = len(result.chains[runtime_key(obj)].runtimes) if obj.kind in (CSR, SR) and not flattened else 0
     return (_KIND_ORDER.get(obj.kind, 9), depth, obj.namespace, obj.name)
 
 
-def _ome_objects(result: BuildResult, flattened: bool = False) -> list[Obj]:
+def _ome_objects(result: Resolved, flattened: bool = False) -> list[Obj]:
     universe = result.universe
     found = [
         *universe.cluster_models.values(),
@@ -165,7 +165,7 @@ def _ome_objects(result: BuildResult, flattened: bool = False) -> list[Obj]:
     return sorted(found, key=lambda o: _ome_order(result, o, flattened))
 
 
-def _chain_sources(result: BuildResult, runtime: Obj | None) -> list[Obj]:
+def _chain_sources(result: Resolved, runtime: Obj | None) -> list[Obj]:
     if runtime is None:
         return []
     chain = result.chains.get(runtime_key(runtime))
@@ -179,14 +179,14 @@ def _source_key(body: dict[str, Any]) -> tuple[str, str, str]:
     return str(meta.get("namespace", "")), isvc, str((meta.get("annotations") or {}).get("ome.io/serving-runtime", ""))
 
 
-def _sources_of(result: BuildResult, key: tuple[str, str, str]) -> list[Obj]:
+def _sources_of(result: Resolved, key: tuple[str, str, str]) -> list[Obj]:
     namespace, isvc_name, runtime_name = key
     isvc = result.universe.isvcs.get((namespace, isvc_name))
     runtime = result.universe.runtime_named(runtime_name, namespace) if runtime_name else None
     return ([isvc] if isvc is not None else []) + _chain_sources(result, runtime)
 
 
-def rendered_sources(result: BuildResult, body: dict[str, Any]) -> list[Obj]:
+def rendered_sources(result: Resolved, body: dict[str, Any]) -> list[Obj]:
     """The InferenceService a rendered object is for, then its runtime chain, leaf first."""
     return _sources_of(result, _source_key(body))
 
@@ -255,7 +255,7 @@ def _holds_substitution(body: dict[str, Any]) -> bool:
         return any("${" in text for text in _strings(body))
 
 
-def _substitution_sources(result: BuildResult) -> Callable[[Obj | None, list[Obj]], bool]:
+def _substitution_sources(result: Resolved) -> Callable[[Obj | None, list[Obj]], bool]:
     """Whether an emitted object can hold ``${…}``: only if an input it comes from does.
 
     Every string of a rendered object comes from its InferenceService, its runtime chain or a
@@ -293,7 +293,7 @@ def _annotated(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _emitted_sources(result: BuildResult, options: EmitOptions) -> Callable[[dict[str, Any]], list[Obj] | None]:
+def _emitted_sources(result: Resolved, options: EmitOptions) -> Callable[[dict[str, Any]], list[Obj] | None]:
     """A rendered object's sources, or None when it is not emitted (rendered for an InferenceService found only on
     a --search-path); an InferenceService's objects share both, so each is worked out once per source."""
     known: dict[tuple[str, str, str], list[Obj] | None] = {}
@@ -309,7 +309,7 @@ def _emitted_sources(result: BuildResult, options: EmitOptions) -> Callable[[dic
     return sources_of
 
 
-def select(result: BuildResult, options: EmitOptions) -> Selection:
+def select(result: BuildResult | PrerenderedBuild, options: EmitOptions) -> Selection:
     """The objects to emit for ``options.kinds``, in the fixed order, with Flux notes."""
     kinds = set(options.kinds)
     selection = Selection()
@@ -354,8 +354,8 @@ def select(result: BuildResult, options: EmitOptions) -> Selection:
 
 
 def rendered_by_worker(
-    result: BuildResult, bodies: list[dict[str, Any]], options: EmitOptions, shape: str, texts: Scratch
-) -> list[dict[str, Any]]:
+    result: Resolved, bodies: list[Manifest], options: EmitOptions, shape: str, texts: Scratch
+) -> list[Prerendered]:
     """In a worker (``build -j N``): what ``select`` does with rendered objects that needs the objects themselves.
 
     The objects ``select`` would skip are dropped, each kept one is annotated or given its Flux note, and comes
@@ -378,7 +378,7 @@ def rendered_by_worker(
             note = _substitution_note(body, sources, options.substitution_severity)
         kept.append(body)
         notes.append(note)
-    return list(written(kept, shape, notes, texts))
+    return written(kept, shape, notes, texts)
 
 
 def output_path(body: dict[str, Any], namespace: str = "") -> str:

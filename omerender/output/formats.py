@@ -14,14 +14,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender.data import Json
 from omerender.output.jsonwrite import JSON_SETTINGS
 from omerender.output.table import columns
 
 if TYPE_CHECKING:
+    from omerender.changes.report import DiffReport
+    from omerender.forest.model import Forest
     from omerender.lifecycle.settle import Effective
 
 
-def dump_json(value: Any) -> str:
+def dump_json(value: Json) -> str:
     """``value`` as JSON with the project's one setting, ending in a newline."""
     return json.dumps(value, **JSON_SETTINGS) + "\n"
 
@@ -145,26 +148,26 @@ STATUS_FORMATS: dict[str, Callable[[StatusView], str]] = {
 
 
 def _effective_table(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe, origin_rows
+    from omerender.changes.effective import describe, origin_rows
     from omerender.output.effective_view import text
 
     return text(describe(record, False, show_origin), origin_rows(record) if show_origin else None)
 
 
 def _effective_yaml(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe
+    from omerender.changes.effective import describe
     from omerender.yamlwrite import dump_one
 
     return dump_one(describe(record, True, show_origin))
 
 
 def _effective_json(record: Effective, show_origin: bool) -> str:
-    from omerender.lifecycle.effective import describe
+    from omerender.changes.effective import describe
 
     return dump_json(describe(record, True, show_origin))
 
 
-EFFECTIVE_FORMATS: dict[str, Callable[[Any, bool], str]] = {
+EFFECTIVE_FORMATS: dict[str, Callable[[Effective, bool], str]] = {
     "table": _effective_table,
     "yaml": _effective_yaml,
     "json": _effective_json,
@@ -174,46 +177,46 @@ EFFECTIVE_FORMATS: dict[str, Callable[[Any, bool], str]] = {
 # -- diff -----------------------------------------------------------------------------------
 
 
-def _diff_text(comparison: dict[str, Any]) -> str:
+def _diff_text(report: DiffReport) -> str:
     from omerender.output.diff_view import format_text
 
-    return format_text(comparison)
+    return format_text(report)
 
 
-def _diff_markdown(comparison: dict[str, Any]) -> str:
+def _diff_markdown(report: DiffReport) -> str:
     from omerender.output.diff_view import format_markdown
 
-    return format_markdown(comparison)
+    return format_markdown(report)
 
 
-DIFF_FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {
+DIFF_FORMATS: dict[str, Callable[[DiffReport], str]] = {
     "text": _diff_text,
-    "json": dump_json,
+    "json": lambda report: dump_json(report.as_data()),
     "markdown": _diff_markdown,
 }
 
 # -- graph ----------------------------------------------------------------------------------
 
 
-def _graph_mermaid(forest: Any) -> str:
+def _graph_mermaid(forest: Forest) -> str:
     from omerender.forest.graph import mermaid
 
     return mermaid(forest)
 
 
-def _graph_dot(forest: Any) -> str:
+def _graph_dot(forest: Forest) -> str:
     from omerender.forest.graph import dot
 
     return dot(forest)
 
 
-def _graph_json(forest: Any) -> str:
+def _graph_json(forest: Forest) -> str:
     from omerender.forest.graph import as_data
 
     return dump_json(as_data(forest))
 
 
-GRAPH_FORMATS: dict[str, Callable[[Any], str]] = {
+GRAPH_FORMATS: dict[str, Callable[[Forest], str]] = {
     "mermaid": _graph_mermaid,
     "dot": _graph_dot,
     "json": _graph_json,

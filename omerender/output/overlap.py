@@ -14,6 +14,7 @@ from pathlib import Path
 
 from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.paths import is_within
+from omerender.settings import report_targets
 
 ALLOW_FLAG = "--allow-output-in-input"
 
@@ -44,3 +45,17 @@ def conflicts(inputs: list[str], outputs: list[tuple[str, str | None]], allowabl
                 problems.append(f"{shown} holds the input path {given}; refusing to rewrite it{allow}")
                 break
     return problems
+
+
+def named_twice(report_file: str | None, formats: tuple[str, ...]) -> str | None:
+    """The problem when two reports would be written to one file, however its path is spelt (``x``, ``./x``, a
+    symlink to it): one would overwrite the other."""
+    seen: dict[str, str] = {}
+    given = [(f"--report-file {report_file}", report_file)] if report_file else []
+    given += [(f"--report-format {fmt}={file}", file) for fmt, file in report_targets(formats) if file is not None]
+    for shown, file in given:
+        real = os.path.realpath(file)
+        if real in seen:
+            return f"{seen[real]} and {shown} name one file; give each report its own"
+        seen[real] = shown
+    return None

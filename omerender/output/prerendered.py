@@ -12,9 +12,15 @@ for byte alike.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from omerender.output.jsonwrite import item_text, list_pieces
+from omerender.result import Resolved
+from omerender.yamlwrite import Writer, dump_each
+
 if TYPE_CHECKING:
+    from omerender.diagnostics import Diagnostic
     from omerender.fanout import Scratch
 
 ISVC_LABEL = "ome.io/inferenceservice"
@@ -42,7 +48,9 @@ class Prerendered(dict[str, Any]):
 
     __slots__ = ("lead", "note", "span", "texts")
 
-    def __init__(self, body: dict[str, Any], texts: Scratch, span: Span, lead: Span | None, note: Any) -> None:
+    def __init__(
+        self, body: dict[str, Any], texts: Scratch, span: Span, lead: Span | None, note: Diagnostic | None
+    ) -> None:
         found = body.get("metadata")
         meta: dict[str, Any] = found if isinstance(found, dict) else {}
         kept: dict[str, Any] = {k: meta[k] for k in ("name", "namespace") if k in meta}
@@ -63,6 +71,21 @@ class Prerendered(dict[str, Any]):
         return self.texts.read(*self.span)
 
 
+@dataclass
+class PrerenderedBuild(Resolved):
+    """A build whose InferenceServices forked workers rendered (``build -j``): ``objects`` are their stand-ins, in
+    output order. The lifecycle's records of those InferenceServices stayed in the workers, so only ``build``
+    takes it (a command that needs whole objects or every record takes a ``result.BuildResult``)."""
+
+    objects: list[Prerendered] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, resolved: Resolved, objects: list[Prerendered]) -> PrerenderedBuild:
+        built = resolved.carried(cls)
+        built.objects = objects
+        return built
+
+
 def _rebuild(identity: dict[str, Any], span: Span, lead: Span | None, note: Any) -> Prerendered:
     found = Prerendered.__new__(Prerendered)
     dict.update(found, identity)
@@ -70,11 +93,10 @@ def _rebuild(identity: dict[str, Any], span: Span, lead: Span | None, note: Any)
     return found
 
 
-def adopt(stand_ins: list[dict[str, Any]], texts: Scratch) -> None:
+def adopt(stand_ins: list[Prerendered], texts: Scratch) -> None:
     """In the parent: the stand-ins a worker sent back find their text in ``texts``, the worker's scratch file."""
     for found in stand_ins:
-        if isinstance(found, Prerendered):
-            found.texts = texts
+        found.texts = texts
 
 
 def _put(texts: Scratch, text: str) -> Span:
@@ -87,8 +109,6 @@ def written(bodies: list[dict[str, Any]], shape: str, notes: list[Any], texts: S
     beside them."""
     none: Span = (0, 0)
     if shape == YAML and bodies:
-        from omerender.yamlwrite import Writer
-
         pieces = Writer().documents([bodies[0], *bodies])  # the first object once as first, then each after another
         lead: Span | None = _put(texts, next(pieces))
         out = []
@@ -97,13 +117,9 @@ def written(bodies: list[dict[str, Any]], shape: str, notes: list[Any], texts: S
             lead = None
         return out
     if shape == FILES:
-        from omerender.yamlwrite import dump_each
-
         found = zip(bodies, dump_each(bodies), notes, strict=True)
         return [Prerendered(b, texts, _put(texts, text), None, n) for b, text, n in found]
     if shape == JSON:
-        from omerender.output.jsonwrite import item_text
-
         return [Prerendered(b, texts, _put(texts, item_text(b)), None, n) for b, n in zip(bodies, notes, strict=True)]
     return [Prerendered(b, texts, none, None, n) for b, n in zip(bodies, notes, strict=True)]
 
@@ -131,8 +147,6 @@ def _lead(found: Prerendered) -> Span:
 
 def yaml_documents(objects: list[Any]) -> Iterator[str | bytes]:
     """The YAML stream of ``objects`` in pieces (as ``Writer.documents``), stand-ins giving their own text."""
-    from omerender.yamlwrite import Writer
-
     writer = Writer()
     position = 0
     while position < len(objects):
@@ -156,15 +170,11 @@ def yaml_documents(objects: list[Any]) -> Iterator[str | bytes]:
 
 def json_pieces(objects: list[Any]) -> Iterator[str | bytes]:
     """The ``-o json`` list of ``objects`` in pieces (as ``jsonwrite.list_pieces``), stand-ins giving their text."""
-    from omerender.output.jsonwrite import item_text, list_pieces
-
     return list_pieces(objects, lambda obj: obj.data() if isinstance(obj, Prerendered) else item_text(obj))
 
 
 def each_text(objects: list[Any]) -> Iterator[str | bytes]:
     """``Writer().each(objects)``, lazily (each text made when asked for), stand-ins giving their own text."""
-    from omerender.yamlwrite import Writer
-
     own = Writer().each([o for o in objects if not isinstance(o, Prerendered)])
     for o in objects:
         yield o.data() if isinstance(o, Prerendered) else next(own)

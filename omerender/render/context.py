@@ -3,7 +3,6 @@ component's objects carry (OME's ``ProcessBaseLabels``/``ProcessBaseAnnotations`
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +12,7 @@ from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
 from omerender.render import finetuned
 from omerender.render.accelerators import Resolved
+from omerender.selection.lookup import Once, each_time
 
 DISALLOWED_ANNOTATIONS = frozenset(
     {
@@ -39,7 +39,7 @@ class Context:
     accelerators: dict[str, Resolved] = field(default_factory=dict)  # component -> its resolved AcceleratorClass
     finetuned: finetuned.FineTuned | None = None  # the model's FineTunedWeight, for the engine and decoder
     # per-run work done once (BuildResult.once); alone, a Context computes each time
-    once: Callable[[str, object, object, Callable[[], Any]], Any] = field(default=lambda _what, _a, _b, make: make())
+    once: Once = each_time
     # (component, id of its merged spec) -> (that spec, its labels, its annotations): each is asked for up to 4 times
     metadata: dict[tuple[str, int], tuple[Any, dict[str, str], dict[str, str]]] = field(default_factory=dict)
     # id -> a component's merged spec whose pod fields and runner are the runtime's own, shared, never changed

@@ -19,7 +19,7 @@ VALID_MODES = (SERVERLESS, RAW, RAY_VLLM, MULTI_NODE, VIRTUAL)  # constants.go I
 DEFAULT_MODE = RAW  # inferenceservice-config deploy.defaultDeploymentMode as shipped
 
 
-def mode_from_annotations(annotations: Any) -> str | None:
+def mode_from_annotations(annotations: object) -> str | None:
     """``GetDeploymentModeFromAnnotations``: the annotation's value if it is a valid mode."""
     if not isinstance(annotations, dict):
         return None
@@ -27,7 +27,7 @@ def mode_from_annotations(annotations: Any) -> str | None:
     return value if value in VALID_MODES else None
 
 
-def isvc_mode(annotations: Any) -> str:
+def isvc_mode(annotations: object) -> str:
     """The InferenceService-level mode: a valid annotation, else the configured default.
 
     ``PDDisaggregated``, which the defaulting webhook writes, is not valid and is ignored.

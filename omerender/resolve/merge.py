@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from omerender.data import copy
+from omerender.data import Json, copy
 
 MERGE_KEYS: dict[str, str] = {
     "env": "name",
@@ -37,11 +37,11 @@ MERGE_KEYS: dict[str, str] = {
 }
 
 
-def is_unset(value: Any) -> bool:
+def is_unset(value: Json) -> bool:
     return value is None or value == "" or (isinstance(value, (list, dict)) and not value)
 
 
-def merge(base: Any, overlay: Any) -> Any:
+def merge(base: Json, overlay: Json) -> Json:
     """``overlay`` laid over ``base``; neither input is modified, and the result shares no containers with them."""
     if is_unset(overlay):
         return copy(base)

@@ -18,6 +18,7 @@ import json
 import re
 from typing import Any
 
+from omerender.data import Json
 from omerender.ome import CONFIG_FIELD as COMPONENT_CONFIG
 from omerender.resolve.merge import MERGE_KEYS, merge
 
@@ -29,7 +30,7 @@ class Tagged:
 
     __slots__ = ("origin", "value")
 
-    def __init__(self, value: Any, origin: str) -> None:
+    def __init__(self, value: Json, origin: str) -> None:
         self.value = value
         self.origin = origin
 
@@ -43,7 +44,7 @@ class Tagged:
         return f"Tagged({self.value!r}, {self.origin!r})"
 
 
-def tag(value: Any, origin: str, in_list: bool = False) -> Any:
+def tag(value: Json, origin: str, in_list: bool = False) -> Json:
     """A copy of ``value`` whose set scalars (and every scalar in a list) are ``Tagged`` with ``origin``."""
     if isinstance(value, dict):
         return {k: tag(v, origin) for k, v in value.items()}
@@ -54,7 +55,7 @@ def tag(value: Any, origin: str, in_list: bool = False) -> Any:
     return Tagged(value, origin)
 
 
-def untag(value: Any) -> Any:
+def untag(value: Json) -> Json:
     if isinstance(value, dict):
         return {(k.value if isinstance(k, Tagged) else k): untag(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -62,15 +63,15 @@ def untag(value: Any) -> Any:
     return value.value if isinstance(value, Tagged) else value
 
 
-def merge_layers(layers: list[tuple[str, dict[str, Any]]]) -> Any:
+def merge_layers(layers: list[tuple[str, dict[str, Any]]]) -> Json:
     """Merge ``(origin, spec)`` layers, first laid first, keeping tags on the leaves."""
-    result: Any = {}
+    result: Json = {}
     for origin, spec in layers:
         result = merge(result, tag(spec, origin))
     return result
 
 
-def with_components(merged: Any, origin: str, isvc_spec: dict[str, Any]) -> Any:
+def with_components(merged: Json, origin: str, isvc_spec: dict[str, Any]) -> Json:
     """Lay an InferenceService's components over the runtime configs, as rendering does."""
     out = dict(merged) if isinstance(merged, dict) else {}
     for component, config in COMPONENT_CONFIG.items():
@@ -81,17 +82,17 @@ def with_components(merged: Any, origin: str, isvc_spec: dict[str, Any]) -> Any:
     return out
 
 
-def _key_text(key: Any) -> str:
+def _key_text(key: Json) -> str:
     text = str(key)
     return f".{text}" if _PLAIN_KEY.match(text) else "[" + json.dumps(text) + "]"
 
 
-def join(path: str, key: Any) -> str:
+def join(path: str, key: Json) -> str:
     text = _key_text(key)
     return text[1:] if not path and text.startswith(".") else path + text
 
 
-def item_path(path: str, field: str, index: int, item: Any) -> str:
+def item_path(path: str, field: str, index: int, item: Json) -> str:
     """The path of list item ``index`` of field ``field``: by merge key when it has one."""
     key = MERGE_KEYS.get(field)
     if key and isinstance(item, dict) and key in item:
@@ -101,18 +102,18 @@ def item_path(path: str, field: str, index: int, item: Any) -> str:
     return f"{path}[{index}]"
 
 
-def _is_scalar_list(value: list[Any]) -> bool:
+def _is_scalar_list(value: list[Json]) -> bool:
     return all(not isinstance(v, (dict, list)) for v in value)
 
 
-def _origin_of(values: list[Any]) -> str:
+def _origin_of(values: list[Json]) -> str:
     names = list(dict.fromkeys(v.origin for v in values if isinstance(v, Tagged)))
     return ", ".join(names) if names else ""
 
 
-def flatten(tagged: Any, path: str = "", field: str = "") -> dict[str, tuple[Any, str]]:
+def flatten(tagged: Json, path: str = "", field: str = "") -> dict[str, tuple[Json, str]]:
     """Every set leaf of a tagged tree: ``path -> (plain value, origin)``; a scalar list is one leaf."""
-    out: dict[str, tuple[Any, str]] = {}
+    out: dict[str, tuple[Json, str]] = {}
     if isinstance(tagged, dict):
         for key, value in tagged.items():
             out.update(flatten(value, join(path, key), str(key)))
@@ -127,11 +128,11 @@ def flatten(tagged: Any, path: str = "", field: str = "") -> dict[str, tuple[Any
     return out
 
 
-def origins(tagged: Any) -> dict[str, str]:
+def origins(tagged: Json) -> dict[str, str]:
     return {path: origin for path, (_, origin) in flatten(tagged).items()}
 
 
-def snapshot_origins(snapshot: dict[str, Any], live: Any, fallback: str) -> dict[str, str]:
+def snapshot_origins(snapshot: dict[str, Any], live: Json, fallback: str) -> dict[str, str]:
     """Origins for a locked snapshot: a leaf equal to the live one has its origin, others ``fallback``."""
     current = flatten(live)
     out: dict[str, str] = {}
@@ -141,7 +142,7 @@ def snapshot_origins(snapshot: dict[str, Any], live: Any, fallback: str) -> dict
     return out
 
 
-def retag(plain: Any, table: dict[str, str], fallback: str, path: str = "", field: str = "") -> Any:
+def retag(plain: Json, table: dict[str, str], fallback: str, path: str = "", field: str = "") -> Json:
     """``plain`` with each leaf tagged by its path's origin in ``table`` (``fallback`` when absent)."""
     if isinstance(plain, dict):
         return {k: retag(v, table, fallback, join(path, k), str(k)) for k, v in plain.items()}

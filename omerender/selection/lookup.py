@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
@@ -23,7 +23,20 @@ from omerender.resolve.inherit import RESOLVED, Chain
 from omerender.selection import matching, scoring
 from omerender.selection.notes import selection_notes
 
-Once = Callable[[str, object, object, Callable[[], Any]], Any]  # BuildResult.once: per-runtime work done once
+Made = TypeVar("Made")
+
+
+class Once(Protocol):
+    """``Resolved.once``: ``make()`` computed once per (``what``, ``a``, ``b``), per-runtime work done once."""
+
+    def __call__(self, what: str, a: object, b: object, make: Callable[[], Made], /) -> Made: ...
+
+
+def each_time(what: str, a: object, b: object, make: Callable[[], Made], /) -> Made:
+    """A ``Once`` that keeps nothing: ``make()`` every time (a ``Context`` made alone)."""
+    return make()
+
+
 RUNTIME_NAME = ("spec", "runtime", "name")
 
 

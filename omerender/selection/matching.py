@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from omerender.data import Key
 from omerender.names import clip
 from omerender.ome import ACCELERATOR_CLASS as ACCELERATOR_ANNOTATION
 from omerender.selection.versions import parse_model_size, versions_match
@@ -262,12 +263,12 @@ def validate_named_runtime(
     return f"runtime {runtime_name} does not support model {model_spec['modelFormat']['name']}: {reason}"
 
 
-def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+def required_classes(body: dict[str, Any]) -> tuple[list[str], list[tuple[Key, ...]]]:
     """The accelerator classes an InferenceService requires, and where each is written, as ``compareAcceleratorClass``
     collects them (matcher.go:266-279): the annotation when present (even empty), then each ``acceleratorClass``
     that is set (a non-nil pointer, even ``""``)."""
     classes: list[str] = []
-    where: list[tuple[Any, ...]] = []
+    where: list[tuple[Key, ...]] = []
     annotations = (body.get("metadata") or {}).get("annotations") or {}
     if isinstance(annotations, dict) and annotations.get(ACCELERATOR_ANNOTATION) is not None:
         classes.append(str(annotations[ACCELERATOR_ANNOTATION]))

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from omerender.cli import main
-from omerender.cli.common import OutputFormat
+from omerender.cli.params import OutputFormat
 from omerender.factor.report import FACTOR_FORMATS
 from omerender.output.formats import BUILD_FORMATS, DIFF_FORMATS, EFFECTIVE_FORMATS, GRAPH_FORMATS, STATUS_FORMATS
 

@@ -18,14 +18,14 @@ CASES = [
 
 @pytest.mark.parametrize(("body", "code", "out", "err"), CASES)
 def test_exit_hard_keeps_codes_and_output(body: str, code: int, out: int, err: str) -> None:
-    script = f"import sys\nfrom omerender.cli.common import exit_hard\ndef main():\n    {body}\nexit_hard(main)\n"
+    script = f"import sys\nfrom omerender.cli.streams import exit_hard\ndef main():\n    {body}\nexit_hard(main)\n"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert (done.returncode, len(done.stdout), done.stderr) == (code, out, err)
 
 
 def test_kept_values_are_held_only_under_the_hard_exit() -> None:
-    from omerender.cli import common
+    from omerender.cli import streams
 
-    assert common._kept is None  # CliRunner and library use: nothing is held, nothing leaks across builds
-    common.keep_to_exit(object())
-    assert common._kept is None
+    assert streams._kept is None  # CliRunner and library use: nothing is held, nothing leaks across builds
+    streams.keep_to_exit(object())
+    assert streams._kept is None

@@ -1,4 +1,5 @@
-"""`omerender factor` through the CLI: a small fleet with InferenceServices, broken input, the modes, idempotence."""
+"""`omerender factor`: a small fleet with InferenceServices, broken input, the modes, idempotence (through
+``commands.factor.run`` and the report formats; the CLI's usage errors through the CLI)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from use_cases import diff, factor, factor_text, said
+
+from omerender.commands.factor import Choices
+from omerender.commands.outcome import Verdict
+
+DRY_RUN, IN_PLACE = Choices(dry_run=True), Choices(in_place=True)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
 
@@ -116,9 +123,8 @@ def digest(root: Path) -> dict[str, str]:
 def test_small_fleet_renders_the_same(run_cli, tmp_path: Path) -> None:
     old = fleet(tmp_path / "old")
     new = tmp_path / "new"
-    result = run_cli("factor", str(old), "--output-dir", str(new), "-o", "json")
-    assert result.exit_code == 0, str(result)
-    report = json.loads(result.stdout)
+    result = factor(old, Choices(), output_dir=str(new))
+    report = json.loads(factor_text(result, "json"))
     assert report["totals"]["children"] == 2 and report["totals"]["profiles"] == 1
     assert report["flat"] == [
         {
@@ -131,7 +137,7 @@ def test_small_fleet_renders_the_same(run_cli, tmp_path: Path) -> None:
         after = run_cli("build", str(new), "--emit", emit)
         assert before.exit_code == after.exit_code == 0, str(after)
         assert before.stdout == after.stdout and before.stdout
-    assert run_cli("diff", str(old), str(new)).exit_code == 0
+    assert diff([old, new]).verdict is Verdict.OK
     small = (new / "runtimes" / "sglang-small.yaml").read_text(encoding="utf-8")
     assert "--tp-size=1  # kept comment of sglang-small" in small
     assert "ome.io/inherit-from: sglang-profile" in small and "image:" not in small
@@ -145,39 +151,37 @@ def test_small_fleet_renders_the_same(run_cli, tmp_path: Path) -> None:
     assert set(new_files) == set(old_files) | {"profiles/sglang-profile.yaml"}
 
 
-def test_idempotent(run_cli, tmp_path: Path) -> None:
+def test_idempotent(tmp_path: Path) -> None:
     old = fleet(tmp_path / "old")
-    assert run_cli("factor", str(old), "--output-dir", str(tmp_path / "once")).exit_code == 0
-    again = run_cli("factor", str(tmp_path / "once"), "--output-dir", str(tmp_path / "twice"), "-o", "json")
-    assert again.exit_code == 0, str(again)
-    assert json.loads(again.stdout)["totals"]["children"] == 0
+    assert factor(old, Choices(), output_dir=str(tmp_path / "once")).verdict is Verdict.OK
+    again = factor(tmp_path / "once", Choices(), output_dir=str(tmp_path / "twice"))
+    assert json.loads(factor_text(again, "json"))["totals"]["children"] == 0
     assert digest(tmp_path / "once") == digest(tmp_path / "twice")
 
 
-def test_in_place_touches_only_what_changes(run_cli, tmp_path: Path) -> None:
+def test_in_place_touches_only_what_changes(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     before = digest(tree)
-    result = run_cli("factor", str(tree), "--in-place")
-    assert result.exit_code == 0, str(result)
+    result = factor(tree, IN_PLACE)
+    assert result.verdict is Verdict.OK, said(result)
     after = digest(tree)
     changed = {k for k in before if before[k] != after.get(k)}
     assert changed == {"runtimes/sglang-small.yaml", "runtimes/sglang-medium.yaml"}
     assert set(after) - set(before) == {"profiles/sglang-profile.yaml"}
-    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    assert factor(tree, IN_PLACE).verdict is Verdict.OK
     assert digest(tree) == after
 
 
-def test_dry_run_writes_nothing(run_cli, tmp_path: Path) -> None:
+def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     before = digest(tree)
-    result = run_cli("factor", str(tree), "--dry-run", "--diff")
-    assert result.exit_code == 0, str(result)
+    stdout = factor_text(factor(tree, DRY_RUN), diffs=True)
     assert digest(tree) == before
-    assert "+++ " + (tree / "profiles" / "sglang-profile.yaml").as_posix() in result.stdout
-    assert "sglang-profile" in result.stdout.splitlines()[1]
+    assert "+++ " + (tree / "profiles" / "sglang-profile.yaml").as_posix() in stdout
+    assert "sglang-profile" in stdout.splitlines()[1]
 
 
-def test_broken_input_writes_nothing(run_cli, tmp_path: Path) -> None:
+def test_broken_input_writes_nothing(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     broken = tree / "runtimes" / "sglang-medium.yaml"
     broken.write_text(
@@ -188,11 +192,10 @@ def test_broken_input_writes_nothing(run_cli, tmp_path: Path) -> None:
     )
     (tree / "bad.yaml").write_text("kind: [unclosed\n", encoding="utf-8")
     out = tmp_path / "out"
-    result = run_cli("factor", str(tree), "--output-dir", str(out))
-    assert result.exit_code == 1
-    assert f'{broken.as_posix()}:6:26: error: [ParentNotFound] inherit-from parent "nowhere" not found' in result.stderr
-    assert f"{(tree / 'bad.yaml').as_posix()}:2:1: error:" in result.stderr
-    assert result.stdout == ""
+    result = factor(tree, Choices(), output_dir=str(out))
+    assert result.verdict is Verdict.FINDINGS
+    assert f'{broken.as_posix()}:6:26: error: [ParentNotFound] inherit-from parent "nowhere" not found' in said(result)
+    assert f"{(tree / 'bad.yaml').as_posix()}:2:1: error:" in said(result)
     assert not out.exists()
 
 
@@ -200,7 +203,7 @@ def test_broken_input_writes_nothing(run_cli, tmp_path: Path) -> None:
     "args",
     [(), ("--dry-run", "--in-place"), ("--force", "--dry-run")],
 )
-def test_usage_errors(run_cli, tmp_path: Path, args: tuple[str, ...]) -> None:
+def test_usage_errors(run_cli, tmp_path: Path, args: tuple[str, ...]) -> None:  # the CLI's exit code
     tree = fleet(tmp_path / "tree")
     assert run_cli("factor", str(tree), *args).exit_code == 2
 
@@ -210,41 +213,39 @@ def test_output_dir_must_be_empty_unless_forced(run_cli, tmp_path: Path) -> None
     out = tmp_path / "out"
     out.mkdir()
     (out / "stale.yaml").write_text("x: 1\n", encoding="utf-8")
-    refused = run_cli("factor", str(tree), "--output-dir", str(out))
-    assert refused.exit_code == 2 and "not empty" in refused.stderr
-    assert run_cli("factor", str(tree), "--output-dir", str(out), "--force").exit_code == 0
+    refused = run_cli("factor", str(tree), "--output-dir", str(out))  # the CLI's exit code and where it says so
+    assert refused.exit_code == 2 and "not empty" in refused.stderr and refused.stdout == ""
+    assert factor(tree, Choices(force=True), output_dir=str(out)).verdict is Verdict.OK
     assert not (out / "stale.yaml").exists() and (out / "profiles" / "sglang-profile.yaml").is_file()
 
 
-def test_profile_name_option(run_cli, tmp_path: Path) -> None:
+def test_profile_name_option(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
-    result = run_cli("factor", str(tree), "--dry-run", "--profile-name", "sglang=llm", "-o", "json")
-    assert result.exit_code == 0, str(result)
-    assert [p["name"] for p in json.loads(result.stdout)["profiles"]] == ["llm-profile"]
+    result = factor(tree, Choices(dry_run=True, profile_names=("sglang=llm",)))
+    assert [p["name"] for p in json.loads(factor_text(result, "json"))["profiles"]] == ["llm-profile"]
 
 
-def test_existing_name_is_not_reused(run_cli, tmp_path: Path) -> None:
+def test_existing_name_is_not_reused(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     taken = (
         (tree / "runtimes" / "sglang-small.yaml").read_text(encoding="utf-8").replace("sglang-small", "sglang-profile")
     )
     (tree / "runtimes" / "taken.yaml").write_text(taken.replace("min: 1B", "min: 1.5B"), encoding="utf-8")
-    result = run_cli("factor", str(tree), "--dry-run", "-o", "json")
-    assert result.exit_code == 0, str(result)
-    assert [p["name"] for p in json.loads(result.stdout)["profiles"]] == ["sglang-2-profile"]
+    result = factor(tree, DRY_RUN)
+    assert [p["name"] for p in json.loads(factor_text(result, "json"))["profiles"]] == ["sglang-2-profile"]
 
 
-def test_convert_auto_selected_refuses_when_an_inferenceservice_relies_on_it(run_cli, tmp_path: Path) -> None:
+def test_convert_auto_selected_refuses_when_an_inferenceservice_relies_on_it(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     out = tmp_path / "out"
-    listed = run_cli("factor", str(tree), "--dry-run")
-    assert ["team-a/auto", "ClusterServingRuntime/sglang-auto"] in [line.split() for line in listed.stdout.splitlines()]
-    result = run_cli("factor", str(tree), "--output-dir", str(out), "--convert-auto-selected")
-    assert result.exit_code == 1
+    listed = factor_text(factor(tree, DRY_RUN))
+    assert ["team-a/auto", "ClusterServingRuntime/sglang-auto"] in [line.split() for line in listed.splitlines()]
+    result = factor(tree, Choices(convert_auto_selected=True), output_dir=str(out))
+    assert result.verdict is Verdict.FINDINGS
     apps = (tree / "apps.yaml").as_posix()
     assert (
         f"{apps}:21:3: error: [factor-auto-select] InferenceService team-a/auto names no runtime and OME selects "
-        in result.stderr
+        in said(result)
     )
     assert not out.exists()
 
@@ -254,9 +255,8 @@ def test_convert_auto_selected(run_cli, tmp_path: Path) -> None:
     apps = tree / "apps.yaml"
     apps.write_text(apps.read_text(encoding="utf-8").split("---\n")[0], encoding="utf-8")
     out = tmp_path / "out"
-    result = run_cli("factor", str(tree), "--output-dir", str(out), "--convert-auto-selected", "-o", "json")
-    assert result.exit_code == 0, str(result)
-    assert json.loads(result.stdout)["totals"]["children"] == 3
+    result = factor(tree, Choices(convert_auto_selected=True), output_dir=str(out))
+    assert json.loads(factor_text(result, "json"))["totals"]["children"] == 3
     converted = yaml.safe_load((out / "runtimes" / "sglang-auto.yaml").read_text(encoding="utf-8"))
     assert converted["metadata"]["annotations"]["ome.io/inherit-from"] == "sglang-profile"
     formats = converted["spec"].get("supportedModelFormats")

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from use_cases import factor_shown
 
+from omerender.commands.factor import Choices
 from omerender.fanout import map_in_workers
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,19 +30,19 @@ def test_map_in_workers_gives_each_result_in_order_and_an_exception_as_a_value()
     assert len({r[1] for r in found if not isinstance(r, ValueError)}) == 3  # two workers and the parent
 
 
-@pytest.mark.parametrize("command", [["--dry-run"], ["--dry-run", "-o", "json"]])
+@pytest.mark.parametrize("fmt", ["table", "json"])
 def test_factor_in_workers_is_byte_identical_to_one_process(
-    command: list[str], tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from omerender.cli import build as cli_build
+    from omerender.commands import request
     from omerender.factor import plan
     from omerender.load import reader
 
     tree = env_tree(tmp_path / "tree", runtimes=12, env=30)
-    monkeypatch.setattr(cli_build, "cores", lambda: 1)
-    one = run_cli("factor", str(tree), *command)
+    monkeypatch.setattr(request, "cores", lambda: 1)  # factor's -j default: every core
+    one = factor_shown(tree, Choices(dry_run=True), fmt)
     assert one.exit_code == 0, one
-    monkeypatch.setattr(cli_build, "cores", lambda: 3)
+    monkeypatch.setattr(request, "cores", lambda: 3)
     monkeypatch.setattr(reader, "PARSE_LEAST_BYTES", 0)  # parsed, rewritten (factor.run reads it from reader)
     monkeypatch.setattr("omerender.factor.run.PARSE_LEAST_BYTES", 0)
     monkeypatch.setattr(plan, "PROVE_IN_WORKERS", 0)  # and proved, in workers
@@ -52,6 +54,6 @@ def test_factor_in_workers_is_byte_identical_to_one_process(
         return real(parts, work, what, meanwhile)
 
     monkeypatch.setitem(map_in_workers.__globals__, "run_forked", counted)
-    many = run_cli("factor", str(tree), *command)
+    many = factor_shown(tree, Choices(dry_run=True), fmt)
     assert (many.exit_code, many.stdout, many.stderr) == (one.exit_code, one.stdout, one.stderr)
     assert {"parsing", "rewriting", "proving"} <= set(calls)

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 from factor_fleet import build_output, fleet, killed_after_commit, listing
+from use_cases import factor_shown
+
+from omerender.commands.factor import Choices
 
 DRIVER = textwrap.dedent(
     """
@@ -62,9 +65,7 @@ def test_a_clean_run_passes_several_points(states: tuple[Path, str, str, int]) -
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
-def test_killed_at_every_point_then_run_again(
-    run_cli, tmp_path: Path, states: tuple[Path, str, str, int], signum: int
-) -> None:
+def test_killed_at_every_point_then_run_again(tmp_path: Path, states: tuple[Path, str, str, int], signum: int) -> None:
     pristine, before, _, points = states
     original = listing(pristine)
     for at in range(1, points + 1):
@@ -72,7 +73,7 @@ def test_killed_at_every_point_then_run_again(
         shutil.copytree(pristine, tree)
         code = _run(tree, tmp_path / f"at-{at}" / "count", at, signum)
         assert code in (0, -signum, 130), (at, code)  # the CLI exits 130 on SIGTERM, as on Ctrl-C
-        again = run_cli("factor", str(tree), "--in-place")
+        again = factor_shown(tree, Choices(in_place=True))
         assert again.exit_code == 0, (at, str(again))
         assert build_output(tree) == before, at
         names = listing(tree)
@@ -82,7 +83,7 @@ def test_killed_at_every_point_then_run_again(
         assert not os.path.exists(tree / ".omerender-factor.journal")
 
 
-def test_killed_while_finishing_a_journal_then_run_again(run_cli, tmp_path: Path, states) -> None:
+def test_killed_while_finishing_a_journal_then_run_again(tmp_path: Path, states) -> None:
     # recovery is itself a run that can be killed: at each of its renames and at the journal's removal
     pristine, before, _, _ = states
     original = listing(pristine)
@@ -95,7 +96,7 @@ def test_killed_while_finishing_a_journal_then_run_again(run_cli, tmp_path: Path
         code = _run(tree, count, at, signal.SIGKILL)
         finished = code == 0
         assert code in (0, -signal.SIGKILL), (at, code)
-        again = run_cli("factor", str(tree), "--in-place")
+        again = factor_shown(tree, Choices(in_place=True))
         assert again.exit_code == 0, (at, str(again))
         assert build_output(tree) == before, at
         assert set(listing(tree)) - set(original) == {"profiles", "profiles/sglang-profile.yaml"}, at

@@ -12,6 +12,9 @@ import os
 from pathlib import Path
 
 from factor_fleet import build_output, fleet, killed_after_commit, listing
+from use_cases import factor_shown
+
+from omerender.commands.factor import Choices
 
 JOURNAL = ".omerender-factor.journal"
 
@@ -28,76 +31,76 @@ def _refused(result: object, *wanted: str) -> None:
         assert part in getattr(result, "stderr"), (part, text)
 
 
-def test_a_read_only_sub_folder_is_named_before_anything_is_written(run_cli, tmp_path: Path) -> None:
+def test_a_read_only_sub_folder_is_named_before_anything_is_written(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     runtimes = tree / "runtimes"
     before, built = _contents(tmp_path), build_output(tree)
     runtimes.chmod(0o555)
     try:
-        result = run_cli("factor", str(tree), "--in-place")
+        result = factor_shown(tree, Choices(in_place=True))
         _refused(result, f"omerender: error: {runtimes}: the folder is read-only; make it writable")
         assert _contents(tmp_path) == before  # no profile, no journal: the tree is the old tree
     finally:
         runtimes.chmod(0o755)
     assert build_output(tree) == built
-    again = run_cli("factor", str(tree), "--in-place")
+    again = factor_shown(tree, Choices(in_place=True))
     assert again.exit_code == 0, str(again)
     assert (tree / "profiles" / "sglang-profile.yaml").is_file() and build_output(tree) == built
 
 
-def test_a_read_only_folder_above_a_folder_to_make_is_named(run_cli, tmp_path: Path) -> None:
+def test_a_read_only_folder_above_a_folder_to_make_is_named(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     (tree / "shared").mkdir()
     (tree / "shared").chmod(0o500)
     before = _contents(tmp_path)
     try:
-        result = run_cli("factor", str(tree), "--in-place", "--profiles-dir", str(tree / "shared" / "profiles"))
+        result = factor_shown(tree, Choices(in_place=True, profiles_dir=str(tree / "shared" / "profiles")))
         _refused(result, f"{tree / 'shared'}: the folder is read-only")
         assert _contents(tmp_path) == before
     finally:
         (tree / "shared").chmod(0o755)
 
 
-def test_a_file_where_a_folder_is_needed_is_named_before_anything_is_written(run_cli, tmp_path: Path) -> None:
+def test_a_file_where_a_folder_is_needed_is_named_before_anything_is_written(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     (tree / "profiles").write_text("notes, not a folder\n", encoding="utf-8")
     before = _contents(tmp_path)
-    result = run_cli("factor", str(tree), "--in-place")
+    result = factor_shown(tree, Choices(in_place=True))
     _refused(result, f"omerender: error: {tree / 'profiles'}: not a folder, so factor cannot write")
     assert _contents(tmp_path) == before
     (tree / "profiles").unlink()
-    assert run_cli("factor", str(tree), "--in-place").exit_code == 0
+    assert factor_shown(tree, Choices(in_place=True)).exit_code == 0
 
 
-def test_a_folder_reached_through_a_symlink_is_refused(run_cli, tmp_path: Path) -> None:
+def test_a_folder_reached_through_a_symlink_is_refused(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     (tree / "kept").mkdir()
     os.symlink("kept", tree / "profiles")  # inside the tree, but a write through it would land where it points
     before = _contents(tmp_path)
-    result = run_cli("factor", str(tree), "--in-place")
+    result = factor_shown(tree, Choices(in_place=True))
     _refused(result, f"{tree / 'profiles' / 'sglang-profile.yaml'}: reached through the symlink {tree / 'profiles'}")
     assert _contents(tmp_path) == before
 
 
-def test_a_symlink_out_of_the_tree_is_refused(run_cli, tmp_path: Path) -> None:
+def test_a_symlink_out_of_the_tree_is_refused(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     outside = tmp_path / "outside"
     outside.mkdir()
     os.symlink(outside, tree / "profiles")
     before = _contents(tmp_path)
-    _refused(run_cli("factor", str(tree), "--in-place"), f"{tree / 'profiles'}:1:1: error: [symlink-outside]")
+    _refused(factor_shown(tree, Choices(in_place=True)), f"{tree / 'profiles'}:1:1: error: [symlink-outside]")
     assert _contents(tmp_path) == before
     assert listing(outside) == []
 
 
-def test_recovery_writes_only_inside_the_paths_it_is_given(run_cli, tmp_path: Path) -> None:
+def test_recovery_writes_only_inside_the_paths_it_is_given(tmp_path: Path) -> None:
     # the killed run wrote its profile on a --search-path; a run without it does not finish the journal
     tree = fleet(tmp_path / "tree")
     shared = tmp_path / "shared"
     shared.mkdir()
     journal = killed_after_commit(tree, "--search-path", str(shared), "--profiles-dir", str(shared / "p"))
     before = _contents(tmp_path)
-    result = run_cli("factor", str(tree), "--in-place")
+    result = factor_shown(tree, Choices(in_place=True))
     _refused(
         result,
         f"{shared.resolve() / 'p' / 'sglang-profile.yaml'}: outside every PATH and --search-path",
@@ -105,7 +108,7 @@ def test_recovery_writes_only_inside_the_paths_it_is_given(run_cli, tmp_path: Pa
         f"the journal {journal} stays",
     )
     assert _contents(tmp_path) == before
-    again = run_cli("factor", str(tree), "--in-place", "--search-path", str(shared))
+    again = factor_shown(tree, Choices(in_place=True), search_path=(str(shared),))
     assert again.exit_code == 0, str(again)
     assert "finished the rewrite" in again.stderr and (shared / "p" / "sglang-profile.yaml").is_file()
     assert not journal.exists()

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 from factor_fleet import fleet, killed_after_commit, listing
+from use_cases import factor_shown
+
+from omerender.commands.factor import Choices
 
 JOURNAL = ".omerender-factor.journal"
 
@@ -64,7 +67,7 @@ def _refused(result: object, journal: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_a_journal_committed_by_a_pull_request_is_refused_and_nothing_is_touched(run_cli, tmp_path: Path) -> None:
+def test_a_journal_committed_by_a_pull_request_is_refused_and_nothing_is_touched(tmp_path: Path) -> None:
     victim = _victim(tmp_path)
     repo = tmp_path / "repo"
     fleet(repo / "manifests")
@@ -76,20 +79,20 @@ def test_a_journal_committed_by_a_pull_request_is_refused_and_nothing_is_touched
     _git(tmp_path, "clone", "-q", str(repo), str(checkout))
     assert (checkout / "manifests" / JOURNAL / "1").is_symlink()
     before, victim_before = _snapshot(checkout), _snapshot(victim)
-    result = run_cli("factor", str(checkout / "manifests"), "--in-place")
+    result = factor_shown(checkout / "manifests", Choices(in_place=True))
     _refused(result, checkout / "manifests" / JOURNAL)
     assert _snapshot(victim) == victim_before  # .bashrc as it was, no new/dir/link, no folder made
     assert _snapshot(checkout) == before  # the tree untouched: not factored, the journal left for a human
-    again = run_cli("factor", str(checkout / "manifests"), "--in-place")
+    again = factor_shown(checkout / "manifests", Choices(in_place=True))
     _refused(again, checkout / "manifests" / JOURNAL)  # every run refuses until a human removes it
     shutil.rmtree(checkout / "manifests" / JOURNAL)
-    fixed = run_cli("factor", str(checkout / "manifests"), "--in-place")
+    fixed = factor_shown(checkout / "manifests", Choices(in_place=True))
     assert fixed.exit_code == 0, str(fixed)
     assert (checkout / "manifests" / "profiles" / "sglang-profile.yaml").is_file()
     assert _snapshot(victim) == victim_before
 
 
-def test_a_journal_in_the_format_of_earlier_versions_is_refused(run_cli, tmp_path: Path) -> None:
+def test_a_journal_in_the_format_of_earlier_versions_is_refused(tmp_path: Path) -> None:
     # a plan naming a target inside the tree is no more trusted than one naming a file outside
     tree = fleet(tmp_path / "tree")
     journal = tree / JOURNAL
@@ -97,12 +100,12 @@ def test_a_journal_in_the_format_of_earlier_versions_is_refused(run_cli, tmp_pat
     (journal / "0").write_text("kind: ConfigMap\n", encoding="utf-8")
     (journal / "plan").write_text(f"0\t{tree / 'runtimes' / 'sglang-small.yaml'}\n", encoding="utf-8")
     before = _snapshot(tree)
-    _refused(run_cli("factor", str(tree), "--in-place"), journal)
+    _refused(factor_shown(tree, Choices(in_place=True)), journal)
     assert _snapshot(tree) == before
-    assert "left its journal" in run_cli("factor", str(tree), "--dry-run").stderr
+    assert "left its journal" in factor_shown(tree, Choices(dry_run=True)).stderr
 
 
-def test_a_journal_folder_that_is_a_symlink_or_a_file_is_refused(run_cli, tmp_path: Path) -> None:
+def test_a_journal_folder_that_is_a_symlink_or_a_file_is_refused(tmp_path: Path) -> None:
     victim = _victim(tmp_path)
     for kind in ("symlink", "file"):
         tree = fleet(tmp_path / kind)
@@ -111,13 +114,13 @@ def test_a_journal_folder_that_is_a_symlink_or_a_file_is_refused(run_cli, tmp_pa
         else:
             (tree / JOURNAL).write_text("0\t/etc/passwd\n", encoding="utf-8")
         before, victim_before = _snapshot(tree), _snapshot(victim)
-        _refused(run_cli("factor", str(tree), "--in-place"), tree / JOURNAL)
+        _refused(factor_shown(tree, Choices(in_place=True)), tree / JOURNAL)
         assert _snapshot(tree) == before and _snapshot(victim) == victim_before
         assert listing(tree) == listing(tmp_path / kind)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_a_journal_of_a_killed_run_committed_and_checked_out_elsewhere_is_refused(run_cli, tmp_path: Path) -> None:
+def test_a_journal_of_a_killed_run_committed_and_checked_out_elsewhere_is_refused(tmp_path: Path) -> None:
     # the journal is real, but this checkout's: its folder and staged files have other inodes and times
     repo = tmp_path / "repo"
     fleet(repo / "manifests")
@@ -128,11 +131,11 @@ def test_a_journal_of_a_killed_run_committed_and_checked_out_elsewhere_is_refuse
     checkout = tmp_path / "ci"
     _git(tmp_path, "clone", "-q", str(repo), str(checkout))
     before = _snapshot(checkout)
-    _refused(run_cli("factor", str(checkout / "manifests"), "--in-place"), checkout / "manifests" / JOURNAL)
+    _refused(factor_shown(checkout / "manifests", Choices(in_place=True)), checkout / "manifests" / JOURNAL)
     assert _snapshot(checkout) == before
 
 
-def test_a_plan_forged_for_this_tree_and_its_journal_folder_is_still_refused(run_cli, tmp_path: Path) -> None:
+def test_a_plan_forged_for_this_tree_and_its_journal_folder_is_still_refused(tmp_path: Path) -> None:
     # an attacker who guessed the real path of the checkout and the inode its journal folder gets: the staged
     # files' inodes and change times are what a checkout cannot reproduce
     made = fleet(tmp_path / "made")
@@ -146,41 +149,41 @@ def test_a_plan_forged_for_this_tree_and_its_journal_folder_is_still_refused(run
     plan["entries"][0]["target"] = str(victim / ".bashrc")
     (tree / JOURNAL / "plan").write_text(json.dumps(plan), encoding="ascii")
     before, victim_before = _snapshot(tree), _snapshot(victim)
-    _refused(run_cli("factor", str(tree), "--in-place"), tree / JOURNAL)
+    _refused(factor_shown(tree, Choices(in_place=True)), tree / JOURNAL)
     assert _snapshot(tree) == before and _snapshot(victim) == victim_before
 
 
-def test_a_staged_file_replaced_by_a_symlink_makes_the_journal_foreign(run_cli, tmp_path: Path) -> None:
+def test_a_staged_file_replaced_by_a_symlink_makes_the_journal_foreign(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     journal = killed_after_commit(tree)
     victim = _victim(tmp_path)
     (journal / "0").unlink()
     os.symlink(victim / "shadow", journal / "0")
     before = _snapshot(tree)
-    _refused(run_cli("factor", str(tree), "--in-place"), journal)
+    _refused(factor_shown(tree, Choices(in_place=True)), journal)
     assert _snapshot(tree) == before
 
 
-def test_an_edit_made_after_the_kill_is_never_overwritten(run_cli, tmp_path: Path) -> None:
+def test_an_edit_made_after_the_kill_is_never_overwritten(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     journal = killed_after_commit(tree)
     small, medium = tree / "runtimes" / "sglang-small.yaml", tree / "runtimes" / "sglang-medium.yaml"
     small.write_text(small.read_text(encoding="utf-8") + "# my edit after the crash\n", encoding="utf-8")
     before = _snapshot(tree)
-    result = run_cli("factor", str(tree), "--in-place")
+    result = factor_shown(tree, Choices(in_place=True))
     assert result.exit_code == 1, str(result)
     assert f"omerender: error: {small}: changed since a killed factor --in-place staged its new text" in result.stderr
     assert f"rm -r -- {journal}" in result.stderr and "Traceback" not in result.stderr
     assert medium.as_posix() not in result.stderr  # only the file that changed is named
     assert _snapshot(tree) == before  # neither file replaced: the change stays one change
     shutil.rmtree(journal)  # as the message says: the edit is kept, factor runs on the tree as it is
-    again = run_cli("factor", str(tree), "--in-place")
+    again = factor_shown(tree, Choices(in_place=True))
     assert again.exit_code == 0, str(again)
     assert "# my edit after the crash" in small.read_text(encoding="utf-8")
     assert "ome.io/inherit-from: sglang-profile" in small.read_text(encoding="utf-8")
 
 
-def test_a_target_removed_or_edited_after_it_was_replaced_is_not_touched(run_cli, tmp_path: Path) -> None:
+def test_a_target_removed_or_edited_after_it_was_replaced_is_not_touched(tmp_path: Path) -> None:
     # killed after the commit and again (by hand here) after its first rename; then that file is edited
     tree = fleet(tmp_path / "tree")
     journal = killed_after_commit(tree)
@@ -189,16 +192,16 @@ def test_a_target_removed_or_edited_after_it_was_replaced_is_not_touched(run_cli
     os.replace(journal / first["staged"], first["target"])  # what the killed run's first rename did
     Path(first["target"]).write_text("edited\n", encoding="utf-8")
     before = _snapshot(tree)
-    result = run_cli("factor", str(tree), "--in-place")
+    result = factor_shown(tree, Choices(in_place=True))
     assert result.exit_code == 1, str(result)
     assert f"{first['target']}: changed since a killed factor --in-place" in result.stderr
     assert _snapshot(tree) == before
 
 
-def test_an_empty_journal_folder_left_by_a_kill_while_it_was_removed_goes(run_cli, tmp_path: Path) -> None:
+def test_an_empty_journal_folder_left_by_a_kill_while_it_was_removed_goes(tmp_path: Path) -> None:
     # the last step removes the plan, then the folder: killed between the two, the folder is empty
     tree = fleet(tmp_path / "tree")
     (tree / JOURNAL).mkdir()
-    result = run_cli("factor", str(tree), "--in-place")
+    result = factor_shown(tree, Choices(in_place=True))
     assert result.exit_code == 0, str(result)
     assert not (tree / JOURNAL).exists() and (tree / "profiles" / "sglang-profile.yaml").is_file()

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from factor_fleet import fleet, listing
 from test_in_place_kills import DRIVER as IN_PLACE_DRIVER
+from use_cases import factor_shown
+
+from omerender.commands.factor import Choices
 
 DRIVER = IN_PLACE_DRIVER.replace(
     "from omerender.cli import main",
@@ -27,7 +30,7 @@ def _factor(tree: Path, out: Path, count: Path, at: int) -> int:
     return subprocess.run(args, capture_output=True, check=False, cwd=tree.parent).returncode
 
 
-def test_killed_at_every_point_then_run_again(run_cli, tmp_path: Path) -> None:
+def test_killed_at_every_point_then_run_again(tmp_path: Path) -> None:
     tree = fleet(tmp_path / "tree")
     reference = tmp_path / "reference"
     assert _factor(tree, reference, tmp_path / "count", 0) == 0
@@ -44,7 +47,7 @@ def test_killed_at_every_point_then_run_again(run_cli, tmp_path: Path) -> None:
         code = _factor(tree, out, work / "count", at)
         assert code in (0, -signal.SIGKILL), (at, code)
         assert out.is_dir() or (work / ".out.old").is_dir(), at  # one of the two is always whole
-        result = run_cli("factor", str(tree), "--output-dir", str(out), "--force")
+        result = factor_shown(tree, Choices(force=True), output_dir=str(out))
         assert result.exit_code == 0, (at, str(result))
         got = {p: (out / p).read_bytes() for p in listing(out) if (out / p).is_file()}
         assert got == expected, at

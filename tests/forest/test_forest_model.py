@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 
+from omerender.changes.report import DiffReport, Revisions, Rollout, RuntimeChange
 from omerender.forest import blast
 from omerender.forest.model import CSR, INHERITS, ISVC, SR, USES, Forest, Link, Node, _cycles, finish, node_id
 from omerender.forest.select import ancestors, chain, collapse_isvcs, subtree
@@ -42,17 +43,16 @@ def _family(children: int, isvcs: int) -> Forest:
     return finish(forest)
 
 
-def _report(children: int, isvcs: int) -> dict:
-    return {
-        "runtimes": [
-            {"runtime": "ClusterServingRuntime/p"},
-            *({"runtime": f"ServingRuntime/ns/c{c}"} for c in range(children)),
-        ],
-        "rollouts": [{"inferenceService": f"ns/s{c}-{i}"} for c in range(children) for i in range(isvcs)],
-        "created": [],
-        "drifting": [],
-        "broken": [],
-    }
+def _report(children: int, isvcs: int) -> DiffReport:
+    runtimes = ["ClusterServingRuntime/p", *(f"ServingRuntime/ns/c{c}" for c in range(children))]
+    return DiffReport(
+        runtimes=tuple(RuntimeChange(r, "a", "b") for r in runtimes),
+        rollouts=tuple(
+            Rollout(f"ns/s{c}-{i}", f"ServingRuntime/ns/c{c}", Revisions("a", "b"), ())
+            for c in range(children)
+            for i in range(isvcs)
+        ),
+    )
 
 
 def test_views():

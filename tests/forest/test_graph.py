@@ -13,8 +13,11 @@ import jsonschema
 import pydot
 import pytest
 import yaml
+from use_cases import forest, graph_text, said
 
 import omerender
+from omerender.commands.forest import View
+from omerender.commands.outcome import Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "schemas" / "forest.schema.json"
@@ -37,14 +40,14 @@ def _links(tree: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
 
 
 @pytest.mark.parametrize("which", ["demo", "broken"])
-def test_dot_parses_with_one_edge_per_link(run_cli, request, which):
+def test_dot_parses_with_one_edge_per_link(request, which):
     tree = request.getfixturevalue(which)
-    done = run_cli("graph", str(tree), "-o", "dot")
-    assert done.exit_code == (0 if which == "demo" else 1), done
+    done = forest(tree)
+    assert done.verdict is (Verdict.OK if which == "demo" else Verdict.FINDINGS), said(done)
     with warnings.catch_warnings():  # pydot calls pyparsing's deprecated camelCase names
         warnings.simplefilter("ignore", DeprecationWarning)
-        [graph] = pydot.graph_from_dot_data(done.stdout)
-    data = json.loads(run_cli("graph", str(tree), "-o", "json").stdout)
+        [graph] = pydot.graph_from_dot_data(graph_text(done, "dot"))
+    data = json.loads(graph_text(done, "json"))
     names = {n["id"]: n["name"] for n in data["nodes"]}
     edges = [e for sub in [graph, *graph.get_subgraphs()] for e in sub.get_edges()]
     drawn = sorted((names[e.get_destination().strip('"')], names[e.get_source().strip('"')]) for e in edges)
@@ -57,14 +60,14 @@ def test_dot_parses_with_one_edge_per_link(run_cli, request, which):
     assert nodes == set(names)
 
 
-def test_json_validates_against_its_schema(run_cli, demo, broken):
+def test_json_validates_against_its_schema(demo, broken):
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    for tree, extra in ((demo, []), (broken, []), (broken, ["--collapse-isvcs"]), (broken, ["--runtime", "loop-a"])):
-        data = json.loads(run_cli("graph", str(tree), "-o", "json", *extra).stdout)
+    for tree, view in ((demo, View()), (broken, View()), (broken, View(collapse_isvcs=True)), (broken, View("loop-a"))):
+        data = json.loads(graph_text(forest(tree, view), "json"))
         validator.validate(data)
-    bad = json.loads(run_cli("graph", str(demo), "-o", "json").stdout)
+    bad = json.loads(graph_text(forest(demo), "json"))
     bad["nodes"][0]["id"] = "has.a.dot"
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(bad)
@@ -75,7 +78,7 @@ def test_packaged_schema_matches_repo_copy():
     assert packaged.read_bytes() == SCHEMA.read_bytes()
 
 
-def test_node_ids_are_safe_and_distinct(run_cli, tmp_path):
+def test_node_ids_are_safe_and_distinct(tmp_path):
     """Names with dots and dashes (and names that only differ there) get distinct ids of [a-z0-9_]."""
     docs = [
         {
@@ -88,7 +91,7 @@ def test_node_ids_are_safe_and_distinct(run_cli, tmp_path):
         if name != "a_b"
     ]
     (tmp_path / "r.yaml").write_text(yaml.safe_dump_all(docs))
-    data = json.loads(run_cli("graph", str(tmp_path), "-o", "json").stdout)
+    data = json.loads(graph_text(forest(tmp_path), "json"))
     ids = [n["id"] for n in data["nodes"]]
     assert len(set(ids)) == len(docs)
     assert all(set(i) <= set("abcdefghijklmnopqrstuvwxyz0123456789_") for i in ids)

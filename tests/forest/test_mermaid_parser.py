@@ -9,7 +9,9 @@ from pathlib import Path
 
 import yaml
 from mermaid_check import node, parse
+from use_cases import diff, diff_text, forest, graph_text
 
+from omerender.commands.forest import View
 from omerender.forest.graph import mermaid
 from omerender.forest.model import INHERITS, SR, Forest, Link, Node, finish, node_id
 
@@ -51,14 +53,14 @@ def _odd_labels() -> Forest:
     return finish(forest)
 
 
-def test_graphs_and_diff_picture_parse(run_cli, demo, broken, tmp_path):
+def test_graphs_and_diff_picture_parse(demo, broken, tmp_path):
     node()
     texts = {
-        "demo": run_cli("graph", str(demo)).stdout,
-        "broken": run_cli("graph", str(broken)).stdout,
-        "collapsed": run_cli("graph", str(broken), "--collapse-isvcs").stdout,
-        "chain": run_cli("graph", str(broken), "--isvc", "team-a/on-a-loop").stdout,
-        "odd": run_cli("graph", str(_odd_names(tmp_path))).stdout,
+        "demo": graph_text(forest(demo)),
+        "broken": graph_text(forest(broken)),
+        "collapsed": graph_text(forest(broken, View(collapse_isvcs=True))),
+        "chain": graph_text(forest(broken, View(isvc="team-a/on-a-loop"))),
+        "odd": graph_text(forest(_odd_names(tmp_path))),
         "labels": mermaid(_odd_labels()),
     }
     for case in sorted(CASES.glob("forest-graph-mermaid-*")):
@@ -67,7 +69,7 @@ def test_graphs_and_diff_picture_parse(run_cli, demo, broken, tmp_path):
     shutil.copytree(demo, new)
     profile = new / "profile.yaml"
     profile.write_text(profile.read_text().replace("v0.5.5.post3", "v0.5.6"))
-    markdown = run_cli("diff", str(demo), str(new), "-o", "markdown").stdout
+    markdown = diff_text(diff([demo, new]), "markdown")
     [block] = re.findall(r"```mermaid\n(.*?)```", markdown, re.S)
     texts["diff"] = block
     assert all(t.startswith("flowchart TD\n") for t in texts.values()), texts

@@ -8,8 +8,11 @@ import sys
 
 import pytest
 import yaml
+from use_cases import forest, graph_text, said, tree_text
 
 from omerender.cli import forest as cli_forest
+from omerender.commands.forest import View
+from omerender.commands.outcome import Verdict
 from omerender.forest.text import MAX_INDENT, render
 
 DEMO_TREE = (
@@ -19,27 +22,27 @@ DEMO_TREE = (
 )
 
 
-def test_worked_example_profile_then_child_then_isvc(run_cli, demo):
-    done = run_cli("tree", str(demo))
-    assert done.exit_code == 0, done
-    assert done.stdout == DEMO_TREE
-    lines = done.stdout.splitlines()
+def test_worked_example_profile_then_child_then_isvc(demo):
+    done = forest(demo)
+    assert done.verdict is Verdict.OK, said(done)
+    assert tree_text(done) == DEMO_TREE
+    lines = tree_text(done).splitlines()
     assert lines[0].startswith("ClusterServingRuntime sglang-profile")
     assert lines[1].index("sglang-llama-3-2-3b") > lines[0].index("sglang-profile")
     assert lines[2].index("llama-3-2-3b-instruct") > lines[1].index("sglang-llama-3-2-3b")
 
 
-def test_missing_profile_exits_1_with_parent_not_found(run_cli, demo):
+def test_missing_profile_fails_with_parent_not_found(demo):
     (demo / "profile.yaml").unlink()
-    done = run_cli("tree", str(demo))
-    assert done.exit_code == 1, done
-    first, second, _ = done.stdout.splitlines()
+    done = forest(demo)
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    first, second, _ = tree_text(done).splitlines()
     assert first == "(not found) llama-demo/sglang-profile  [ParentNotFound]"
     assert second == "└── ServingRuntime llama-demo/sglang-llama-3-2-3b  [ParentNotFound]"
-    assert 'inherit-from parent "sglang-profile" not found' in done.stderr
+    assert 'inherit-from parent "sglang-profile" not found' in said(done)
 
 
-def test_same_bytes_whatever_the_file_layout(run_cli, demo, broken, tmp_path):
+def test_same_bytes_whatever_the_file_layout(demo, broken, tmp_path):
     docs = []
     for folder in (demo, broken):
         for path in sorted(folder.glob("*.yaml")):
@@ -52,37 +55,38 @@ def test_same_bytes_whatever_the_file_layout(run_cli, demo, broken, tmp_path):
     many.mkdir(parents=True)
     for i, doc in enumerate(docs):
         (many / f"{len(docs) - i:03d}-x.yaml").write_text(yaml.safe_dump(doc))
-    for command in (["tree"], ["graph", "-o", "mermaid"], ["graph", "-o", "dot"], ["graph", "-o", "json"]):
-        a, b = run_cli(*command, str(one)), run_cli(*command, str(tmp_path / "many"))
-        assert a.exit_code == b.exit_code == 1
-        assert a.stdout == b.stdout and a.stdout, command
+    a, b = forest(one), forest(tmp_path / "many")
+    assert a.verdict is b.verdict is Verdict.FINDINGS
+    assert tree_text(a) == tree_text(b) and tree_text(a)
+    for fmt in ("mermaid", "dot", "json"):
+        assert graph_text(a, fmt) == graph_text(b, fmt) and graph_text(a, fmt), fmt
 
 
-def test_runtime_subtree_and_isvc_chain(run_cli, broken):
-    done = run_cli("tree", str(broken), "--runtime", "loop-a")
-    assert done.stdout.splitlines()[0].startswith("ClusterServingRuntime loop-a")
-    assert "depth-1" not in done.stdout and "team-a/on-a-loop" in done.stdout
-    done = run_cli("tree", str(broken), "--runtime", "team-a/tail")
-    assert done.stdout == "ServingRuntime team-a/tail  [InheritanceCycle]\n└── InferenceService team-a/on-a-loop\n"
-    done = run_cli("tree", str(broken), "--isvc", "too-deep", "-n", "team-b")
-    lines = done.stdout.splitlines()
+def test_runtime_subtree_and_isvc_chain(broken):
+    text = tree_text(forest(broken, View(runtime="loop-a")))
+    assert text.splitlines()[0].startswith("ClusterServingRuntime loop-a")
+    assert "depth-1" not in text and "team-a/on-a-loop" in text
+    text = tree_text(forest(broken, View(runtime="team-a/tail")))
+    assert text == "ServingRuntime team-a/tail  [InheritanceCycle]\n└── InferenceService team-a/on-a-loop\n"
+    text = tree_text(forest(broken, View(isvc="too-deep"), namespace="team-b"))
+    lines = text.splitlines()
     assert [line.split()[-1] if "[" not in line else line.split("  [")[0].split()[-1] for line in lines] == [
         *(f"depth-{i}" for i in range(1, 8)),
         "team-b/too-deep",
     ]
-    assert "plain-auto" not in done.stdout
+    assert "plain-auto" not in text
 
 
-def test_unknown_filter_is_a_usage_error(run_cli, demo):
+def test_unknown_filter_is_a_usage_error(run_cli, demo):  # the CLI's exit code for the use case's problems
     assert run_cli("tree", str(demo), "--runtime", "nope").exit_code == 2
     assert run_cli("tree", str(demo), "--isvc", "nope").exit_code == 2
     assert run_cli("tree", str(demo), "--isvc", "a", "--runtime", "b").exit_code == 2
 
 
-def test_collapse_isvcs_counts_per_runtime(run_cli, broken):
-    done = run_cli("tree", str(broken), "--collapse-isvcs")
-    assert "InferenceService " not in done.stdout
-    assert "└── InferenceServices (1)  [1 auto-selected]" in done.stdout
+def test_collapse_isvcs_counts_per_runtime(broken):
+    text = tree_text(forest(broken, View(collapse_isvcs=True)))
+    assert "InferenceService " not in text
+    assert "└── InferenceServices (1)  [1 auto-selected]" in text
 
 
 def test_colour_only_when_asked_and_never_with_no_color(run_cli, demo, monkeypatch):
@@ -126,7 +130,7 @@ def test_no_color_env_on_a_real_terminal_is_honoured(demo):
     assert b"\033[" not in through_pty({**base, "NO_COLOR": "1"})
 
 
-def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
+def test_a_long_chain_does_not_recurse(tmp_path):
     docs = [
         {
             "apiVersion": "ome.io/v1beta1",
@@ -137,9 +141,9 @@ def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
         for i in range(3000)
     ]
     (tmp_path / "chain.yaml").write_text(yaml.safe_dump_all(docs))
-    done = run_cli("tree", str(tmp_path))
-    assert done.exit_code == 1
-    lines = done.stdout.splitlines()
+    done = forest(tmp_path)
+    assert done.verdict is Verdict.FINDINGS
+    lines = tree_text(done).splitlines()
     assert len(lines) == 3001  # one per runtime, and what the depth cap cut
     assert lines[-2].endswith("(depth 2999) ClusterServingRuntime r2999  [MaxDepthExceeded]")
     cap = MAX_INDENT
@@ -155,7 +159,7 @@ def test_a_long_chain_does_not_recurse(run_cli, tmp_path):
     assert lines[-2].startswith(" " * 4 * (cap - 1) + "└── (depth 2999)")
 
 
-def test_a_long_chains_errors_are_located_without_reading_any_file_again(run_cli, tmp_path, monkeypatch):
+def test_a_long_chains_errors_are_located_without_reading_any_file_again(tmp_path, monkeypatch):
     from omerender.load import source
 
     composed: list[str] = []
@@ -170,9 +174,9 @@ def test_a_long_chains_errors_are_located_without_reading_any_file_again(run_cli
         parent = f"  annotations:\n    team: a\n    ome.io/inherit-from: r{i - 1}\n" if i else ""
         text = f"apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n{parent}  name: r{i}\nspec: {{}}\n"
         (tmp_path / f"r{i:02d}.yaml").write_text(text)
-    done = run_cli("tree", str(tmp_path))
-    assert done.exit_code == 1
-    errors = [line for line in done.stderr.splitlines() if "MaxDepthExceeded" in line]
+    done = forest(tmp_path)
+    assert done.verdict is Verdict.FINDINGS
+    errors = [line for line in said(done).splitlines() if "MaxDepthExceeded" in line]
     assert len(errors) == 35
     for i, error in zip(range(5, 40), errors, strict=True):
         assert error.startswith(f"{tmp_path / f'r{i:02d}.yaml'}:6:26: error: [MaxDepthExceeded]"), error
@@ -202,9 +206,11 @@ def test_validate_means_what_it_means_for_build(run_cli, demo):
     """tree and graph take the shared --validate: a field typo fails them by default, warns with warn."""
     profile = demo / "profile.yaml"
     profile.write_text(profile.read_text().replace("spec:\n", "spec:\n  imagee: typo\n", 1))
-    for command in (["tree"], ["graph", "-o", "json"]):
-        strict = run_cli(*command, str(demo))
-        assert strict.exit_code == 1 and "[unknown-field]" in strict.stderr and "imagee" in strict.stderr, strict
-        warned = run_cli(*command, str(demo), "--validate", "warn")
-        assert warned.exit_code == 0 and "warning: [unknown-field]" in warned.stderr, warned
-        assert warned.stdout == run_cli(*command, str(demo), "--validate", "ignore").stdout
+    strict = forest(demo)
+    assert strict.verdict is Verdict.FINDINGS and "[unknown-field]" in said(strict) and "imagee" in said(strict)
+    warned = forest(demo, validate="warn")
+    assert warned.verdict is Verdict.OK and "warning: [unknown-field]" in said(warned), said(warned)
+    ignored = forest(demo, validate="ignore")
+    assert tree_text(warned) == tree_text(ignored) and graph_text(warned, "json") == graph_text(ignored, "json")
+    for command in (["tree"], ["graph", "-o", "json"]):  # the shared option, on both commands
+        assert run_cli(*command, str(demo), "--validate", "warn").exit_code == 0

@@ -22,7 +22,7 @@ from gitops_helpers import (
     without_tool_annotations,
 )
 
-from omerender.gitops.krm import KrmError, parse_config, process
+from omerender.gitops.krm import KrmError, ResourceList, parse_config, process
 
 PLUGIN_HOME = REPO / "integrations" / "kustomize" / "plugin"
 OME_KINDS = {"ClusterServingRuntime", "ServingRuntime", "InferenceService", "BaseModel", "ClusterBaseModel"}
@@ -142,7 +142,7 @@ def test_flattened_items_keep_their_place_and_the_kptfile_stays() -> None:
         "metadata": {"name": "cfg"},
         "data": {"emit": "passthrough,flattened"},
     }
-    out, failed = process(listing, parse_config(listing["functionConfig"]))
+    out, failed = process(ResourceList.of(listing), parse_config(listing["functionConfig"]))
     assert not failed
     kinds = [i["kind"] for i in out["items"]]
     assert kinds == ["Kptfile", "ClusterBaseModel", "ServingRuntime", "InferenceService"]
@@ -160,13 +160,15 @@ def test_items_omerender_cannot_read_are_reported_and_kept() -> None:
         "kind": "ResourceList",
         "items": [{"metadata": {"name": "x", "annotations": {"internal.config.kubernetes.io/path": "odd.yaml"}}}],
     }
-    out, failed = process(listing, parse_config(None))
+    out, failed = process(ResourceList.of(listing), parse_config(None))
     assert failed
     assert out["items"] == listing["items"]
     assert out["results"][0]["file"] == {"path": "odd.yaml"}  # no index annotation: none invented
     assert "has no kind" in out["results"][0]["message"]
     with pytest.raises(KrmError):
-        process({"kind": "List"}, parse_config(None))
+        ResourceList.of({"kind": "List"})  # what process is given is a ResourceList
+    with pytest.raises(KrmError, match="items must be a list"):
+        ResourceList.of({"kind": "ResourceList", "items": {"a": 1}})
     with pytest.raises(KrmError):
         parse_config({"kind": "ConfigMap", "data": {"emit": "inputs,flattened"}})
 

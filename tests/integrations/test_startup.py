@@ -57,10 +57,10 @@ def test_version_answers_without_importing_the_core() -> None:
 
 def test_the_cli_takes_its_defaults_from_the_shared_constants() -> None:
     from omerender import constants
-    from omerender.cli import common as cli
+    from omerender.commands import request
     from omerender.settings import BY_STEM, VALIDATE_MODES
 
-    assert cli.DEFAULT_KUBE_VERSION is constants.DEFAULT_KUBE_VERSION
+    assert request.DEFAULT_KUBE_VERSION is constants.DEFAULT_KUBE_VERSION
     assert BY_STEM["kube-version"].default is constants.DEFAULT_KUBE_VERSION
     assert BY_STEM["max-file-size"].default is constants.DEFAULT_MAX_FILE_BYTES
     assert VALIDATE_MODES == tuple(constants.ValidationMode)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
+
+from omerender.result import BuildResult
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "fixtures" / "llama-demo"
@@ -40,20 +41,19 @@ def set_sync(tree: Path, *, auto_sync: bool | None = None, revision: str | None 
     edit(tree / "isvc.yaml", "    name: sglang-llama-3-2-3b\n", "\n".join(lines) + "\n")
 
 
-def deployments(stdout: str) -> dict[str, dict]:
-    return {d["metadata"]["name"]: d for d in yaml.safe_load_all(stdout) if d and d.get("kind") == "Deployment"}
+def deployments(rendered: str | BuildResult) -> dict[str, dict]:
+    """The Deployments ``build`` prints (its stdout), or a build's."""
+    objects = yaml.safe_load_all(rendered) if isinstance(rendered, str) else rendered.objects
+    return {d["metadata"]["name"]: d for d in objects if d and d.get("kind") == "Deployment"}
 
 
-def image(stdout: str, name: str = f"{ISVC}-engine") -> str:
-    return deployments(stdout)[name]["spec"]["template"]["spec"]["containers"][0]["image"]
+def image(rendered: str | BuildResult, name: str = f"{ISVC}-engine") -> str:
+    return deployments(rendered)[name]["spec"]["template"]["spec"]["containers"][0]["image"]
 
 
-def report(run, *args: str) -> tuple[int, list[dict]]:
-    """Run with a JSON diagnostics report; returns the exit code and the diagnostics."""
-    done = run(*args, "--report-format", "json")
-    data = json.loads(done.stderr[done.stderr.index("{") :]) if "{" in done.stderr else {}
-    found = data.get("diagnostics", data.get("results", []))
-    return done.exit_code, found
+def codes(result: BuildResult) -> set[str]:
+    """The codes of the diagnostics ``build`` reports (notes aside)."""
+    return {d.code for d in result.diagnostics if d.severity != "info"}
 
 
 FLEET_NS = "fleet"

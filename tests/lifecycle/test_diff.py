@@ -1,14 +1,17 @@
-"""`omerender diff`: the blast radius of a change to a profile with ten children."""
+"""`omerender diff`: the blast radius of a change to a profile with ten children (through ``commands.diff.run``
+and the ``-o`` formats; the CLI's exit codes at the end)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from lifecycle_helpers import CHILDREN, FLEET_NS, NEW_IMAGE, OLD_IMAGE, edit
+from use_cases import diff, diff_data, diff_text, lock, said
+
+from omerender.commands.outcome import Verdict
 
 IMAGE_PATH = "spec.template.spec.containers[name=ome-container].image"
 
@@ -23,17 +26,17 @@ def _changed_copy(fleet, tmp_path, old: str, new: str, file: str = "profiles.yam
 
 
 @pytest.fixture
-def locked_fleet(run_cli, fleet):
-    done = run_cli("lock", str(fleet))
-    assert done.exit_code == 0, done
+def locked_fleet(fleet):
+    done = lock(fleet)
+    assert done.verdict is Verdict.OK, said(done)
     return fleet
 
 
-def test_profile_change_lists_exactly_the_isvcs_that_roll_out(run_cli, locked_fleet, tmp_path):
+def test_profile_change_lists_exactly_the_isvcs_that_roll_out(locked_fleet, tmp_path):
     new = _changed_copy(locked_fleet, tmp_path, OLD_IMAGE, NEW_IMAGE)
-    done = run_cli("diff", str(locked_fleet), str(new), "--format", "json")
-    assert done.exit_code == 1, done
-    report = json.loads(done.stdout)
+    done = diff([locked_fleet, new])
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    report = diff_data(done)
     # child-3 sets its own image, svc-7 is pinned, other-profile's family is untouched
     expected = [f"{FLEET_NS}/svc-{i}" for i in range(CHILDREN) if i not in (3, 7)]
     assert [r["inferenceService"] for r in report["rollouts"]] == expected
@@ -52,9 +55,9 @@ def test_profile_change_lists_exactly_the_isvcs_that_roll_out(run_cli, locked_fl
     assert report["created"] == report["deleted"] == report["broken"] == []
 
 
-def test_child_change_is_attributed_to_the_child(run_cli, fleet, tmp_path):
+def test_child_change_is_attributed_to_the_child(fleet, tmp_path):
     new = _changed_copy(fleet, tmp_path, "--seed=5", "--seed=55", "children.yaml")
-    report = json.loads(run_cli("diff", str(fleet), str(new), "--format", "json").stdout)
+    report = diff_data(diff([fleet, new]))
     [rollout] = report["rollouts"]
     assert rollout["inferenceService"] == f"{FLEET_NS}/svc-5"
     [change] = rollout["objects"][0]["changes"]
@@ -62,16 +65,17 @@ def test_child_change_is_attributed_to_the_child(run_cli, fleet, tmp_path):
     assert (change["origin"], change["new"][-1]) == ("child-5", "--seed=55")
 
 
-def test_text_and_markdown(run_cli, locked_fleet, tmp_path):
+def test_text_and_markdown(locked_fleet, tmp_path):
     new = _changed_copy(locked_fleet, tmp_path, OLD_IMAGE, NEW_IMAGE)
-    text = run_cli("diff", str(locked_fleet), str(new)).stdout
+    done = diff([locked_fleet, new])
+    text = diff_text(done)
     assert "InferenceServices that roll out (8):" in text
     assert f'~ {IMAGE_PATH}: "{OLD_IMAGE}" -> "{NEW_IMAGE}"  [from fleet-profile]' in text
     assert (
         "Pinned InferenceServices drifting (they keep their snapshot) (1):" in text and "fleet/svc-7: stays on" in text
     )
     assert "svc-3 " not in text and "svc-other" not in text
-    markdown = run_cli("diff", str(locked_fleet), str(new), "--format", "markdown").stdout
+    markdown = diff_text(done, "markdown")
     assert markdown.startswith("### omerender diff\n")
     assert (
         f'| `Deployment.apps/svc-0-engine` | `{IMAGE_PATH}` | `changed` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` '
@@ -80,18 +84,19 @@ def test_text_and_markdown(run_cli, locked_fleet, tmp_path):
     assert "#### Pinned InferenceServices drifting" in markdown
 
 
-def test_no_change_exits_0(run_cli, fleet):
+def test_no_change_exits_0(run_cli, fleet):  # the CLI's contract: exit 0 and what stdout holds
     done = run_cli("diff", str(fleet), str(fleet))
     assert (done.exit_code, done.stdout) == (0, "No changes.\n")
 
 
-def test_broken_new_tree_exits_4_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
+def test_broken_new_tree_breaks_the_tree_and_lists_what_no_longer_renders(run_cli, fleet, tmp_path):
     new = tmp_path / "broken"
     shutil.copytree(fleet, new)
     edit(new / "profiles.yaml", "name: fleet-profile", "name: renamed-profile")
-    done = run_cli("diff", str(fleet), str(new), "--format", "json")
-    assert done.exit_code == 4  # not 2: that is a usage error
-    report = json.loads(done.stdout)
+    done = diff([fleet, new])
+    assert done.verdict is Verdict.TREE_BROKEN
+    assert run_cli("diff", str(fleet), str(new)).exit_code == 4  # the CLI's code for it; not 2: a usage error
+    report = diff_data(done)
     assert len(report["broken"]) == CHILDREN and report["rollouts"] == []
     assert "ParentNotFound" in {r["new"].split(" ")[-1].strip("()") for r in report["runtimes"] if r["new"]}
 
@@ -114,31 +119,31 @@ def _git(cwd, *args: str) -> None:
     )
 
 
-def test_against_git_ref(run_cli, fleet, tmp_path):
+def test_against_git_ref(fleet, tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(fleet, repo / "manifests")
     (repo / "README").write_text("x\n")
     _git(repo, "init", "-q", "-b", "main")
-    assert run_cli("lock", str(repo / "manifests")).exit_code == 0
+    assert lock(repo / "manifests").verdict is Verdict.OK
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "base")
     edit(repo / "manifests" / "profiles.yaml", OLD_IMAGE, NEW_IMAGE)  # both profiles this time
-    done = run_cli("diff", "--against", "HEAD", str(repo / "manifests"), "--format", "json")
-    assert done.exit_code == 1, done
-    report = json.loads(done.stdout)
+    done = diff([repo / "manifests"], git_ref="HEAD")
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    report = diff_data(done)
     assert [r["inferenceService"] for r in report["rollouts"]] == [
         f"{FLEET_NS}/svc-{i}" for i in range(CHILDREN) if i not in (3, 7)
     ] + [f"{FLEET_NS}/svc-other"]
     assert [d["inferenceService"] for d in report["drifting"]] == [f"{FLEET_NS}/svc-7"]
     _git(repo, "commit", "-q", "-am", "bump")
-    assert run_cli("diff", "--against", "HEAD", str(repo / "manifests")).exit_code == 0
-    assert run_cli("diff", "--against", "HEAD~1", str(repo / "manifests")).exit_code == 1
-    assert run_cli("diff", "--against", "no-such-ref", str(repo / "manifests")).exit_code == 2
+    assert diff([repo / "manifests"], git_ref="HEAD").verdict is Verdict.OK
+    assert diff([repo / "manifests"], git_ref="HEAD~1").verdict is Verdict.FINDINGS
+    assert diff([repo / "manifests"], git_ref="no-such-ref").verdict is Verdict.USAGE
     (repo / "new-dir").mkdir()
-    assert run_cli("diff", "--against", "HEAD", str(repo / "new-dir")).exit_code == 0  # absent at HEAD: empty
+    assert diff([repo / "new-dir"], git_ref="HEAD").verdict is Verdict.OK  # absent at HEAD: empty
 
 
-def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
+def test_isvc_change_is_attributed_to_the_isvc(demo, tmp_path):
     new = tmp_path / "new"
     shutil.copytree(demo, new)
     edit(
@@ -146,9 +151,9 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
         "    maxReplicas: 1\n",
         "    maxReplicas: 3\n    runner:\n      name: ome-container\n      args: [--chunked-prefill-size=4096]\n",
     )
-    done = run_cli("diff", str(demo), str(new), "--format", "json")
-    assert done.exit_code == 1, done
-    report = json.loads(done.stdout)
+    done = diff([demo, new])
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    report = diff_data(done)
     assert report["runtimes"] == [] and report["drifting"] == []
     [rollout] = report["rollouts"]
     changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
@@ -166,7 +171,7 @@ def test_isvc_change_is_attributed_to_the_isvc(run_cli, demo, tmp_path):
 ENV_PATH = "spec.template.spec.containers[name=ome-container].env"
 
 
-def _env_diff(run_cli, demo, tmp_path, env: str):
+def _env_diff(demo, tmp_path, env: str):
     new = tmp_path / "new"
     shutil.copytree(demo, new)
     edit(
@@ -174,32 +179,32 @@ def _env_diff(run_cli, demo, tmp_path, env: str):
         "    runner:\n      name: ome-container\n",
         f"    runner:\n      name: ome-container\n{env}",
     )
-    done = run_cli("diff", str(demo), str(new), "-o", "json")
-    assert done.exit_code == 1, done
-    [rollout] = json.loads(done.stdout)["rollouts"]
+    done = diff([demo, new])
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    [rollout] = diff_data(done)["rollouts"]
     [obj] = rollout["objects"]
     return obj["changes"]
 
 
-def test_one_env_var_added_at_the_top_is_one_addition_from_the_profile(run_cli, demo, tmp_path):
-    changes = _env_diff(run_cli, demo, tmp_path, '      env:\n        - name: AAA_NEW\n          value: "1"\n')
+def test_one_env_var_added_at_the_top_is_one_addition_from_the_profile(demo, tmp_path):
+    changes = _env_diff(demo, tmp_path, '      env:\n        - name: AAA_NEW\n          value: "1"\n')
     new = {"name": "AAA_NEW", "value": "1"}
     assert changes == [
         {"path": f"{ENV_PATH}[name=AAA_NEW]", "change": "added", "old": None, "new": new, "origin": "sglang-profile"}
     ]
 
 
-def test_a_reorder_is_reported_as_a_reorder(run_cli, demo, tmp_path):
+def test_a_reorder_is_reported_as_a_reorder(demo, tmp_path):
     # the controller appends MODEL_PATH and PARALLELISM_SIZE and sets the latter's value whatever the profile says;
     # a profile that names PARALLELISM_SIZE puts it first: only the order changes, and pods roll out for it
-    changes = _env_diff(run_cli, demo, tmp_path, "      env:\n        - name: PARALLELISM_SIZE\n          value: '2'\n")
+    changes = _env_diff(demo, tmp_path, "      env:\n        - name: PARALLELISM_SIZE\n          value: '2'\n")
     assert [(c["path"], c["change"], c["old"], c["new"]) for c in changes] == [
         (ENV_PATH, "reordered", ["[name=MODEL_PATH]", "[name=PARALLELISM_SIZE]"],
          ["[name=PARALLELISM_SIZE]", "[name=MODEL_PATH]"]),
     ]  # fmt: skip
 
 
-def test_a_value_change_is_one_change_with_each_side_s_value(run_cli, demo, tmp_path):
+def test_a_value_change_is_one_change_with_each_side_s_value(demo, tmp_path):
     old = tmp_path / "old"
     shutil.copytree(demo, old)
     anchor = "    runner:\n      name: ome-container\n"
@@ -207,20 +212,20 @@ def test_a_value_change_is_one_change_with_each_side_s_value(run_cli, demo, tmp_
     new = tmp_path / "new"
     shutil.copytree(old, new)
     edit(new / "profile.yaml", "{name: A, value: x}", "{name: A, value: z}")
-    [rollout] = json.loads(run_cli("diff", str(old), str(new), "-o", "json").stdout)["rollouts"]
+    [rollout] = diff_data(diff([old, new]))["rollouts"]
     assert rollout["objects"][0]["changes"] == [
         {"path": f"{ENV_PATH}[name=A].value", "change": "changed", "old": "x", "new": "z", "origin": "sglang-profile"}
     ]
 
 
-def test_a_knative_service_is_named_with_its_group(run_cli, tmp_path):
+def test_a_knative_service_is_named_with_its_group(tmp_path):
     old = tmp_path / "old"
     shutil.copytree(Path(__file__).resolve().parents[1] / "cases" / "fidelity-serverless" / "input", old)
     new = tmp_path / "new"
     shutil.copytree(old, new)
     edit(new / "runtime.yaml", "image: engine:1", "image: engine:2")
-    done = run_cli("diff", str(old), str(new), "-o", "json")
-    assert done.exit_code == 1, done
-    [rollout] = json.loads(done.stdout)["rollouts"]
+    done = diff([old, new])
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    [rollout] = diff_data(done)["rollouts"]
     names = [o["object"] for o in rollout["objects"]]
     assert names and all(n.startswith("Service.serving.knative.dev/") for n in names), names

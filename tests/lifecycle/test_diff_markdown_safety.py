@@ -12,6 +12,9 @@ import shutil
 
 import markdown_it
 from lifecycle_helpers import edit
+from use_cases import diff, diff_text, said
+
+from omerender.commands.outcome import Verdict
 
 BACKTICK = "--mem-frac=0.9` @octocat <img src=x onerror=alert(1)> [x](https://evil.example/a) ``` www.evil.example `"
 LINE_BREAK = "ok\r\n# Injected heading\n<script>alert(1)</script>\r| forged | row |"
@@ -48,10 +51,10 @@ def _tokens(markdown: str):
         yield from token.children or ()
 
 
-def test_hostile_values_render_as_code_only(run_cli, demo, tmp_path):
-    done = run_cli("diff", str(demo), str(_hostile(demo, tmp_path)), "-o", "markdown")
-    assert done.exit_code == 1, done
-    tokens = list(_tokens(done.stdout))
+def test_hostile_values_render_as_code_only(demo, tmp_path):
+    done = diff([demo, _hostile(demo, tmp_path)])
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    tokens = list(_tokens(diff_text(done, "markdown")))
     kinds = {t.type for t in tokens}
     assert not kinds & {"link_open", "image", "html_inline", "html_block"}, kinds
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
@@ -88,7 +91,7 @@ def test_an_env_name_the_api_server_refuses_is_an_error(run_cli, demo, tmp_path)
     assert (built.exit_code, built.stdout) == (1, ""), built
     assert '[invalid-name] env var name "X\\r## heading"' in built.stderr
     assert "\r" not in built.stderr
-    assert run_cli("diff", str(demo), str(new), "-o", "markdown").exit_code == 4
+    assert diff([demo, new]).verdict is Verdict.TREE_BROKEN
     fine = tmp_path / "fine"
     shutil.copytree(demo, fine)
     edit(

@@ -7,10 +7,13 @@ import shutil
 
 from lifecycle_helpers import CHILDREN, FLEET_NS, NEW_IMAGE, OLD_IMAGE
 from mermaid_check import parse
+from use_cases import diff, diff_text, lock, said
+
+from omerender.commands.outcome import Verdict
 
 
-def _bumped(run_cli, fleet, tmp_path):
-    assert run_cli("lock", str(fleet)).exit_code == 0
+def _bumped(fleet, tmp_path):
+    assert lock(fleet).verdict is Verdict.OK
     new = tmp_path / "fleet-new"
     shutil.copytree(fleet, new)
     text = (new / "profiles.yaml").read_text()
@@ -23,11 +26,12 @@ def _block(markdown: str) -> str:
     return block
 
 
-def test_profile_bump_picture_names_the_profile_and_each_affected_isvc(run_cli, fleet, tmp_path):
-    new = _bumped(run_cli, fleet, tmp_path)
-    done = run_cli("diff", str(fleet), str(new), "-o", "markdown")
-    assert done.exit_code == 1, done
-    block = _block(done.stdout)
+def test_profile_bump_picture_names_the_profile_and_each_affected_isvc(fleet, tmp_path):
+    new = _bumped(fleet, tmp_path)
+    done = diff([fleet, new])
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    markdown = diff_text(done, "markdown")
+    block = _block(markdown)
     assert block.startswith("flowchart TD\n")
     labels = re.findall(r'\["(.*?)"\]', block)
     assert any(label.startswith("ClusterServingRuntime<br/>fleet-profile<br/>") for label in labels)
@@ -45,25 +49,26 @@ def test_profile_bump_picture_names_the_profile_and_each_affected_isvc(run_cli, 
     assert drifting == "isvc__fleet__svc_2d_7"
     changed = re.search(r"class (\S+) changed", block).group(1).split(",")
     assert "csr____fleet_2d_profile" in changed and len(changed) == CHILDREN  # the profile and 9 children
-    assert done.stdout.index("```mermaid") < done.stdout.index("#### Runtimes whose merged spec changed")
+    assert markdown.index("```mermaid") < markdown.index("#### Runtimes whose merged spec changed")
     checked = parse({"fleet-diff": block}, tmp_path)
     assert checked.returncode == 0 and "ok flowchart" in checked.stdout, checked.stderr
 
 
 def test_picture_only_in_markdown_and_not_without_changes(run_cli, fleet, tmp_path):
-    new = _bumped(run_cli, fleet, tmp_path)
-    assert "mermaid" not in run_cli("diff", str(fleet), str(new)).stdout
-    assert "mermaid" not in run_cli("diff", str(fleet), str(new), "-o", "json").stdout
-    same = run_cli("diff", str(fleet), str(fleet), "-o", "markdown")
-    assert same.exit_code == 0 and same.stdout == "### omerender diff\n\nNo changes.\n"
+    new = _bumped(fleet, tmp_path)
+    done = diff([fleet, new])
+    assert "mermaid" not in diff_text(done) and "mermaid" not in diff_text(done, "json")
+    same = diff([fleet, fleet])
+    assert same.verdict is Verdict.OK and diff_text(same, "markdown") == "### omerender diff\n\nNo changes.\n"
+    assert "mermaid" not in run_cli("diff", str(fleet), str(new)).stdout  # the CLI's default format: text
 
 
-def test_child_change_picture_leaves_the_other_children_collapsed(run_cli, fleet, tmp_path):
+def test_child_change_picture_leaves_the_other_children_collapsed(fleet, tmp_path):
     new = tmp_path / "fleet-new"
     shutil.copytree(fleet, new)
     text = (new / "children.yaml").read_text()
     (new / "children.yaml").write_text(text.replace("--seed=5", "--seed=55"))
-    block = _block(run_cli("diff", str(fleet), str(new), "-o", "markdown").stdout)
+    block = _block(diff_text(diff([fleet, new]), "markdown"))
     assert "fleet-profile" in block and f"{FLEET_NS}/child-5" in block and f"{FLEET_NS}/svc-5" in block
     assert f"{FLEET_NS}/child-4" not in block and f"{FLEET_NS}/svc-4" not in block
     assert "18 more, unchanged<br/>9 runtimes, 9 InferenceServices" in block

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,6 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 from lifecycle_helpers import ISVC, NS, edit
+from use_cases import diff, diff_data, effective, effective_data, lock, said
+
+from omerender.commands.outcome import Verdict
 
 OTHER = "other-team"
 RUNTIME = "ServingRuntime/llama-demo/sglang-llama-3-2-3b"
@@ -28,32 +30,33 @@ def repo(demo: Path, tmp_path: Path) -> Path:
     return root
 
 
-def test_lock_records_an_inference_service_under_a_path_a_search_path_also_covers(run_cli, repo: Path) -> None:
-    done = run_cli("lock", str(repo / "app"), "--search-path", str(repo))
-    assert done.exit_code == 0, done
+def test_lock_records_an_inference_service_under_a_path_a_search_path_also_covers(repo: Path) -> None:
+    searched = {"search_path": (str(repo),)}
+    done = lock(repo / "app", **searched)
+    assert done.verdict is Verdict.OK, said(done)
     data = yaml.safe_load((repo / "app" / "omerender.lock").read_text())
     assert list(data["inferenceServices"]) == [f"{NS}/{ISVC}"]  # the PATH's; not the other team's, only searched
     assert data["inferenceServices"][f"{NS}/{ISVC}"]["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
     assert list(data["runtimes"]) == [RUNTIME]  # the profile is only on the search path
-    assert run_cli("lock", str(repo / "app"), "--search-path", str(repo), "--check").exit_code == 0
+    assert lock(repo / "app", check=True, **searched).verdict is Verdict.OK
 
-    answer = run_cli("effective", ISVC, "-n", NS, str(repo / "app"), "--search-path", str(repo), "-o", "json")
-    assert answer.exit_code == 0, answer
-    assert json.loads(answer.stdout)["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
-    other = run_cli("effective", OTHER, "-n", NS, str(repo / "app"), "--search-path", str(repo))
-    assert other.exit_code == 1 and "only on a --search-path" in other.stderr
-
-
-def _rollouts(output: str) -> list[str]:
-    return [r["inferenceService"] for r in json.loads(output)["rollouts"]]
+    answer = effective(repo / "app", ISVC, namespace=NS, **searched)
+    assert answer.verdict is Verdict.OK, said(answer)
+    assert effective_data(answer)["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
+    other = effective(repo / "app", OTHER, namespace=NS, **searched)
+    assert other.verdict is Verdict.FINDINGS and "only on a --search-path" in said(other)
 
 
-def test_diff_compares_an_inference_service_under_paths_a_search_path_also_covers(run_cli, repo: Path) -> None:
+def _rollouts(report: dict) -> list[str]:
+    return [r["inferenceService"] for r in report["rollouts"]]
+
+
+def test_diff_compares_an_inference_service_under_paths_a_search_path_also_covers(repo: Path) -> None:
     shutil.copytree(repo / "app", repo / "app2")
     edit(repo / "app2" / "runtime.yaml", "--mem-frac=0.9", "--mem-frac=0.8")
-    done = run_cli("diff", str(repo / "app"), str(repo / "app2"), "--search-path", str(repo), "-o", "json")
-    assert done.exit_code == 1, done  # each side reads the search path without the other side's PATH
-    assert _rollouts(done.stdout) == [f"{NS}/{ISVC}"]  # compared as the PATHs'; the other team's is not
+    done = diff([repo / "app", repo / "app2"], search_path=(str(repo),))
+    assert done.verdict is Verdict.FINDINGS, said(done)  # each side reads the search path without the other's PATH
+    assert _rollouts(diff_data(done)) == [f"{NS}/{ISVC}"]  # compared as the PATHs'; the other team's is not
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -64,14 +67,14 @@ def _git(cwd: Path, *args: str) -> None:
     )
 
 
-def test_diff_against_reads_a_path_inside_a_search_path_at_the_ref(run_cli, repo: Path) -> None:
+def test_diff_against_reads_a_path_inside_a_search_path_at_the_ref(repo: Path) -> None:
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "base")
     edit(repo / "app" / "runtime.yaml", "--mem-frac=0.9", "--mem-frac=0.8")
-    done = run_cli("diff", "--against", "HEAD", str(repo / "app"), "--search-path", str(repo), "-o", "json")
+    done = diff([repo / "app"], git_ref="HEAD", search_path=(str(repo),))
     # the GIT_REF side reads app at HEAD and the rest of the search path from the working tree, never app twice
-    assert done.exit_code == 1, done
-    assert "duplicate" not in done.stderr
-    assert _rollouts(done.stdout) == [f"{NS}/{ISVC}"]
-    assert {r["runtime"] for r in json.loads(done.stdout)["runtimes"]} == {RUNTIME}
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    assert "duplicate" not in said(done)
+    assert _rollouts(diff_data(done)) == [f"{NS}/{ISVC}"]
+    assert {r["runtime"] for r in diff_data(done)["runtimes"]} == {RUNTIME}

@@ -1,8 +1,8 @@
-"""`lock`, `effective` and `diff` take --model-metadata and --search-path, with build's meaning."""
+"""`lock`, `effective` and `diff` take --model-metadata and --search-path, with build's meaning (their use cases
+given those settings)."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 from lifecycle_helpers import ISVC, NEW_IMAGE, NS, OLD_IMAGE, edit
+from use_cases import diff, diff_data, diff_text, effective, effective_data, lock, said
+
+from omerender.commands.outcome import Verdict
 
 MISSING = "has no spec.modelFormat"
 PROFILE = "ClusterServingRuntime/sglang-profile"
@@ -38,27 +41,27 @@ def _overlay(tmp_path: Path, architecture: str = "LlamaForCausalLM") -> str:
     return str(path)
 
 
-def test_model_metadata_applies_to_effective_lock_and_both_sides_of_diff(run_cli, bare_model, tmp_path):
+def test_model_metadata_applies_to_effective_lock_and_both_sides_of_diff(bare_model, tmp_path):
     good, wrong = _overlay(tmp_path), _overlay(tmp_path, "MistralForCausalLM")
-    plain = run_cli("effective", ISVC, "-n", NS, str(bare_model))
-    assert plain.exit_code == 0 and MISSING in plain.stderr
-    done = run_cli("effective", ISVC, "-n", NS, str(bare_model), "--model-metadata", good)
-    assert done.exit_code == 0 and MISSING not in done.stderr, done
-    refused = run_cli("effective", ISVC, "-n", NS, str(bare_model), "--model-metadata", wrong)
-    assert refused.exit_code == 1 and "MistralForCausalLM" in refused.stderr
+    plain = effective(bare_model, ISVC, namespace=NS)
+    assert plain.verdict is Verdict.OK and MISSING in said(plain)
+    done = effective(bare_model, ISVC, namespace=NS, model_metadata=good)
+    assert done.verdict is Verdict.OK and MISSING not in said(done), said(done)
+    refused = effective(bare_model, ISVC, namespace=NS, model_metadata=wrong)
+    assert refused.verdict is Verdict.FINDINGS and "MistralForCausalLM" in said(refused)
 
-    assert run_cli("lock", str(bare_model), "--model-metadata", wrong).exit_code == 1
-    locked = run_cli("lock", str(bare_model), "--model-metadata", good)
-    assert locked.exit_code == 0 and MISSING not in locked.stderr, locked
+    assert lock(bare_model, model_metadata=wrong).verdict is Verdict.FINDINGS
+    locked = lock(bare_model, model_metadata=good)
+    assert locked.verdict is Verdict.OK and MISSING not in said(locked), said(locked)
 
     new = tmp_path / "new"
     shutil.copytree(bare_model, new)
     edit(new / "profile.yaml", OLD_IMAGE, NEW_IMAGE)
-    assert MISSING in run_cli("diff", str(bare_model), str(new)).stderr
-    compared = run_cli("diff", str(bare_model), str(new), "--model-metadata", good, "--format", "json")
-    assert compared.exit_code == 1 and MISSING not in compared.stderr, compared
-    assert [r["inferenceService"] for r in json.loads(compared.stdout)["rollouts"]] == [f"{NS}/{ISVC}"]
-    assert run_cli("diff", str(bare_model), str(new), "--model-metadata", wrong).exit_code == 4
+    assert MISSING in said(diff([bare_model, new]))
+    compared = diff([bare_model, new], model_metadata=good)
+    assert compared.verdict is Verdict.FINDINGS and MISSING not in said(compared), said(compared)
+    assert [r["inferenceService"] for r in diff_data(compared)["rollouts"]] == [f"{NS}/{ISVC}"]
+    assert diff([bare_model, new], model_metadata=wrong).verdict is Verdict.TREE_BROKEN
 
 
 @pytest.fixture
@@ -72,23 +75,24 @@ def split(demo: Path, tmp_path: Path) -> tuple[Path, Path]:
     return demo, shared
 
 
-def test_lock_and_effective_resolve_parents_on_a_search_path(run_cli, split):
+def test_lock_and_effective_resolve_parents_on_a_search_path(split):
     tree, shared = split
-    assert run_cli("lock", str(tree)).exit_code == 1  # the profile is not there
-    done = run_cli("lock", str(tree), "--search-path", str(shared))
-    assert done.exit_code == 0, done
+    searched = {"search_path": (str(shared),)}
+    assert lock(tree).verdict is Verdict.FINDINGS  # the profile is not there
+    done = lock(tree, **searched)
+    assert done.verdict is Verdict.OK, said(done)
     data = yaml.safe_load((tree / "omerender.lock").read_text())
     assert list(data["inferenceServices"]) == [f"{NS}/{ISVC}"]  # not the other team's, found on the search path
     assert PROFILE not in data["runtimes"]
     assert data["inferenceServices"][f"{NS}/{ISVC}"]["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
-    assert run_cli("lock", str(tree), "--search-path", str(shared), "--check").exit_code == 0
+    assert lock(tree, check=True, **searched).verdict is Verdict.OK
 
-    assert run_cli("effective", ISVC, "-n", NS, str(tree)).exit_code == 1
-    effective = run_cli("effective", ISVC, "-n", NS, str(tree), "--search-path", str(shared), "-o", "json")
-    assert effective.exit_code == 0, effective
-    assert json.loads(effective.stdout)["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
-    other = run_cli("effective", "other-team", "-n", NS, str(tree), "--search-path", str(shared))
-    assert other.exit_code == 1 and "--search-path" in other.stderr
+    assert effective(tree, ISVC, namespace=NS).verdict is Verdict.FINDINGS
+    answer = effective(tree, ISVC, namespace=NS, **searched)
+    assert answer.verdict is Verdict.OK, said(answer)
+    assert effective_data(answer)["chain"] == ["sglang-profile", "sglang-llama-3-2-3b"]
+    other = effective(tree, "other-team", namespace=NS, **searched)
+    assert other.verdict is Verdict.FINDINGS and "--search-path" in said(other)
 
 
 def test_diff_reads_search_paths_on_both_sides(run_cli, split, tmp_path):
@@ -96,10 +100,10 @@ def test_diff_reads_search_paths_on_both_sides(run_cli, split, tmp_path):
     new = tmp_path / "new"
     shutil.copytree(tree, new)
     edit(new / "runtime.yaml", "--mem-frac=0.9", "--mem-frac=0.8")
-    assert run_cli("diff", str(tree), str(new)).exit_code == 4  # neither side builds without the profile
-    done = run_cli("diff", str(tree), str(new), "--search-path", str(shared), "--format", "json")
-    assert done.exit_code == 1, done
-    report = json.loads(done.stdout)
+    assert diff([tree, new]).verdict is Verdict.TREE_BROKEN  # neither side builds without the profile
+    done = diff([tree, new], search_path=(str(shared),))
+    assert done.verdict is Verdict.FINDINGS, said(done)
+    report = diff_data(done)
     assert [r["inferenceService"] for r in report["rollouts"]] == [f"{NS}/{ISVC}"]
     assert "--search-path" in run_cli("diff", "--help").stdout
 
@@ -112,7 +116,7 @@ def _git(cwd: Path, *args: str) -> None:
     )
 
 
-def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_paths(run_cli, split, tmp_path):
+def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_paths(split, tmp_path):
     tree, shared = split
     repo = tmp_path / "repo"
     shutil.copytree(tree, repo / "manifests" / "app")
@@ -123,12 +127,12 @@ def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_path
     edit(repo / "manifests" / "shared" / "profile.yaml", OLD_IMAGE, NEW_IMAGE)
     manifests, app, shared_now = (str(repo / "manifests" / p) for p in ("", "app", "shared"))
 
-    inside = run_cli("diff", "--against", "HEAD", manifests, "--search-path", shared_now, "--format", "json")
-    assert inside.exit_code == 1, inside  # shared is read at HEAD for the old side: the profile change shows
-    report = json.loads(inside.stdout)
+    inside = diff([manifests], git_ref="HEAD", search_path=(shared_now,))
+    assert inside.verdict is Verdict.FINDINGS, said(inside)  # shared is read at HEAD for the old side: it shows
+    report = diff_data(inside)
     # other-team lies in shared, on the search path but also under the diffed PATH: the PATH wins, as in build
     assert [r["inferenceService"] for r in report["rollouts"]] == [f"{NS}/{ISVC}", f"{NS}/other-team"]
     assert PROFILE in {r["runtime"] for r in report["runtimes"]}
 
-    outside = run_cli("diff", "--against", "HEAD", app, "--search-path", shared_now)
-    assert (outside.exit_code, outside.stdout) == (0, "No changes.\n"), outside  # working tree on both sides
+    outside = diff([app], git_ref="HEAD", search_path=(shared_now,))
+    assert (outside.verdict, diff_text(outside)) == (Verdict.OK, "No changes.\n"), said(outside)  # the working tree

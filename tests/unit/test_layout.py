@@ -14,8 +14,8 @@ SHARED = {"omerender", "omerender.diagnostics", "omerender.codes", "omerender.er
 SHARED |= {"omerender.data", "omerender.names", "omerender.schemas", "omerender.constants", "omerender.paths"}
 SHARED |= {"omerender.settings", "omerender.catalogue", "omerender.headroom"}
 SHARED |= {"omerender.yamlwrite", "omerender.roundtrip"}  # writing YAML: load (KRM items), lifecycle, factor, output
-STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "forest", "output")
-STAGES += ("factor", "gitops", "cli")
+STAGES = ("load", "admission", "resolve", "selection", "render", "verify", "lifecycle", "pipeline", "changes")
+STAGES += ("forest", "output", "factor", "commands", "gitops", "cli")
 
 
 def _module(path: Path) -> str:
@@ -42,9 +42,8 @@ def _imports() -> dict[str, set[str]]:
     return graph
 
 
-# A top-level module that is not shared sits on a stage's floor: the build's result holds the lifecycle's
-# decisions and lifecycle.diff compares results (lifecycle.settle must not import it: the cycle test).
-FLOORS = {"omerender.result": "lifecycle", "omerender.fanout": "pipeline"}  # fanout: the pipeline's workers
+# A top-level module that is not shared sits on a stage's floor: the build's options and result, and its workers.
+FLOORS = {"omerender.result": "pipeline", "omerender.fanout": "pipeline"}
 
 
 def _stage(module: str) -> int | None:
@@ -118,3 +117,15 @@ def test_no_import_cycles() -> None:
 def test_every_cli_module_imports_alone(module: str) -> None:
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_use_cases_import_no_click() -> None:
+    """``omerender.commands`` is below the CLI: no click, so nothing there can print a usage error or exit."""
+    found = []
+    for path in sorted((PACKAGE / "commands").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.name}: {name}" for name in names if name.split(".")[0] == "click"]
+    assert (PACKAGE / "commands" / "__init__.py").exists()
+    assert found == []

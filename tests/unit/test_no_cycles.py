@@ -10,14 +10,18 @@ import gc
 from collections import Counter
 from pathlib import Path
 
-from omerender.pipeline import build, options_from
+from omerender.commands.request import build_options
+from omerender.constants import DEFAULT_KUBE_VERSION
+from omerender.pipeline import build
 from omerender.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_build_leaves_no_cycles_behind() -> None:
-    options = options_from(Settings(max_file_size=8 << 20))
+    options = build_options(
+        Settings(max_file_size=8 << 20), [str(ROOT / "fixtures")], kube_version=DEFAULT_KUBE_VERSION
+    )
     gc.unfreeze()  # earlier tests' builds froze their own objects: start from nothing left over
     gc.collect()
     result = build([str(ROOT / "fixtures")], options)

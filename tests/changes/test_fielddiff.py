@@ -1,8 +1,8 @@
-"""lifecycle.fielddiff: keyed lists compared by key, each value from its own side."""
+"""changes.fielddiff: keyed lists compared by key, each value from its own side."""
 
 from __future__ import annotations
 
-from omerender.lifecycle.fielddiff import FieldChange, Item, compare
+from omerender.changes.fielddiff import FieldChange, Item, compare
 
 A, B, C = ({"name": n, "value": v} for n, v in (("A", "1"), ("B", "2"), ("C", "3")))
 

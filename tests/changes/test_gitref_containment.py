@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omerender.lifecycle.gitref import GitError, paths_at
+from omerender.changes.gitref import GitError, paths_at
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

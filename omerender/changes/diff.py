@@ -1,6 +1,6 @@
 """The blast radius of a change: which runtimes' merged specs changed, which InferenceServices roll out.
 
-``compare`` takes two finished builds (before and after) and returns plain data:
+``compare`` takes two finished builds (before and after) and returns a ``DiffReport`` (``changes.report``):
 
 * ``runtimes``: every runtime whose merged spec (its revision) changed, appeared, went away or broke;
 * ``rollouts``: InferenceServices whose rendered objects change, each with its field-level changes
@@ -17,8 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 from omerender import ome
-from omerender.lifecycle import fielddiff
-from omerender.lifecycle.fielddiff import Item, Segment
+from omerender.changes import fielddiff
+from omerender.changes.fielddiff import Item, Segment
+from omerender.changes.report import (
+    Broken,
+    Change,
+    DiffReport,
+    Drifting,
+    ObjectChange,
+    Revisions,
+    Rollout,
+    RuntimeChange,
+)
 from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
@@ -149,98 +159,79 @@ def _changes(
     table_old: dict[str, str],
     table_new: dict[str, str],
     runner: Any,
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+) -> tuple[Change, ...]:
+    out: list[Change] = []
     for change in fielddiff.compare(old or {}, new or {}):  # an object that comes or goes: field by field
         removed = change.kind == "removed"
         where = old if removed else new
         source = _config_path(where, change.path, runner) if where is not None else None
         found = origin.lookup(table_old if removed else table_new, source) if source else ""
-        out.append(
-            {
-                "path": path_text(change.path),
-                "change": change.kind,
-                "old": change.old,
-                "new": change.new,
-                "origin": found or CONTROLLER,
-            }
-        )
-    out.sort(key=lambda c: (c["path"], c["change"]))
-    return out
+        out.append(Change(path_text(change.path), change.kind, change.old, change.new, found or CONTROLLER))
+    return tuple(sorted(out, key=lambda c: (c.path, c.change)))
 
 
 def _runner_name(tree: Any, component: str = "engine") -> Any:
     return origin.untag(_at(tree, [ome.CONFIG_FIELD[component], "runner", "name"]))
 
 
-def compare(old: BuildResult, new: BuildResult, hidden: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+def _objects_changed(
+    before: Effective | None, after: Effective, old_set: dict[str, dict[str, Any]], new_set: dict[str, dict[str, Any]]
+) -> tuple[ObjectChange, ...]:
+    """The rendered objects of one InferenceService that differ between the two builds, field by field."""
+    tree_old, tree_new = effective_tree(before), effective_tree(after)
+    table_old, table_new = origin.origins(tree_old), origin.origins(tree_new)
+    objects = []
+    for name in sorted(old_set.keys() | new_set.keys()):
+        if old_set.get(name) == new_set.get(name):
+            continue
+        component = str(
+            (((new_set.get(name) or old_set.get(name) or {}).get("metadata") or {}).get("labels") or {}).get(
+                "component", "engine"
+            )
+        )
+        runner = _runner_name(
+            tree_new if name in new_set else tree_old,
+            component if component in ome.CONFIG_FIELD else "engine",
+        )
+        objects.append(ObjectChange(name, _changes(old_set.get(name), new_set.get(name), table_old, table_new, runner)))
+    return tuple(objects)
+
+
+def compare(old: BuildResult, new: BuildResult, hidden: set[str] | frozenset[str] = frozenset()) -> DiffReport:
     """``hidden``: InferenceServices (namespace/name) left out, such as those found on a --search-path."""
     revs_old, revs_new = runtime_revisions(old), runtime_revisions(new)
     # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do.
     added_profiles = {runtime_key(r) for r in new.universe.all_runtimes() if is_profile(r)} - revs_old.keys()
-    runtimes = [
-        {"runtime": key, "old": revs_old.get(key), "new": revs_new.get(key)}
+    runtimes = tuple(
+        RuntimeChange(key, revs_old.get(key), revs_new.get(key))
         for key in sorted(revs_old.keys() | revs_new.keys())
         if revs_old.get(key) != revs_new.get(key) and key not in added_profiles
-    ]
+    )
     rec_old, rec_new = old.lifecycle.records, new.lifecycle.records
     objs_old, objs_new = _objects_by_isvc(old), _objects_by_isvc(new)
     isvcs_old = {isvc_key(i) for i in old.universe.isvcs.values()} - hidden
     isvcs_new = {isvc_key(i) for i in new.universe.isvcs.values()} - hidden
-    report: dict[str, Any] = {
-        "runtimes": runtimes,
-        "rollouts": [],
-        "drifting": [],
-        "created": sorted(isvcs_new - isvcs_old),
-        "deleted": sorted(isvcs_old - isvcs_new),
-        "broken": [],
-    }
+    rollouts: list[Rollout] = []
+    drifting: list[Drifting] = []
+    broken: list[Broken] = []
     for key in sorted(isvcs_old & isvcs_new):
         before, after = rec_old.get(key), rec_new.get(key)
         if after is None or after.revision is None:
             if before is not None and before.revision is not None:
-                report["broken"].append(
-                    {"inferenceService": key, "runtime": before.runtime_key, "lastRevision": before.revision}
-                )
+                broken.append(Broken(key, before.runtime_key, before.revision))
             continue
         if after.drifted and before is not None and before.live_revision != after.live_revision:
-            report["drifting"].append(
-                {
-                    "inferenceService": key,
-                    "runtime": after.runtime_key,
-                    "pinnedRevision": after.revision,
-                    "liveRevision": {"old": before.live_revision, "new": after.live_revision},
-                }
-            )
-        tree_old, tree_new = effective_tree(before), effective_tree(after)
-        table_old, table_new = origin.origins(tree_old), origin.origins(tree_new)
-        objects = []
-        old_set, new_set = objs_old.get(key, {}), objs_new.get(key, {})
-        for name in sorted(old_set.keys() | new_set.keys()):
-            if old_set.get(name) == new_set.get(name):
-                continue
-            component = str(
-                (((new_set.get(name) or old_set.get(name) or {}).get("metadata") or {}).get("labels") or {}).get(
-                    "component", "engine"
-                )
-            )
-            runner = _runner_name(
-                tree_new if name in new_set else tree_old,
-                component if component in ome.CONFIG_FIELD else "engine",
-            )
-            objects.append(
-                {
-                    "object": name,
-                    "changes": _changes(old_set.get(name), new_set.get(name), table_old, table_new, runner),
-                }
-            )
+            live = Revisions(before.live_revision, after.live_revision)
+            drifting.append(Drifting(key, after.runtime_key, after.revision, live))
+        objects = _objects_changed(before, after, objs_old.get(key, {}), objs_new.get(key, {}))
         if objects:
-            revision = {"old": before.revision if before else None, "new": after.revision}
-            report["rollouts"].append(
-                {"inferenceService": key, "runtime": after.runtime_key, "revision": revision, "objects": objects}
-            )
-    return report
-
-
-def changed(report: dict[str, Any]) -> bool:
-    return any(report[k] for k in ("runtimes", "rollouts", "drifting", "created", "deleted", "broken"))
+            revision = Revisions(before.revision if before else None, after.revision)
+            rollouts.append(Rollout(key, after.runtime_key, revision, objects))
+    return DiffReport(
+        runtimes=runtimes,
+        rollouts=tuple(rollouts),
+        drifting=tuple(drifting),
+        created=tuple(sorted(isvcs_new - isvcs_old)),
+        deleted=tuple(sorted(isvcs_old - isvcs_new)),
+        broken=tuple(broken),
+    )

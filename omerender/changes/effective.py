@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from omerender.changes.diff import effective_tree
 from omerender.constants import TOOL_API_VERSION, SyncMode
-from omerender.lifecycle.diff import effective_tree
+from omerender.data import Json
 from omerender.lifecycle.settle import Effective
 from omerender.resolve import origin
 
@@ -84,6 +85,6 @@ def describe(record: Effective, detail: bool, show_origin: bool) -> dict[str, An
     return out
 
 
-def origin_rows(record: Effective) -> list[tuple[str, Any, str]]:
+def origin_rows(record: Effective) -> list[tuple[str, Json, str]]:
     """``(path, value, origin)`` for every field of the merged spec with the InferenceService's components laid over."""
     return [(path, value, source) for path, (value, source) in origin.flatten(effective_tree(record)).items()]

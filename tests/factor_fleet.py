@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
+from use_cases import built
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "llama-demo"
+from omerender.output.formats import BUILD_FORMATS
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "fixtures" / "llama-demo"
 
 RUNTIME = """apiVersion: ome.io/v1beta1
 kind: ClusterServingRuntime
@@ -71,11 +73,10 @@ def fleet(root: Path, newline: str = "\n", bom: str = "") -> Path:
 
 
 def build_output(tree: Path) -> str:
-    from omerender.cli import main
-
-    result = CliRunner().invoke(main, ["build", str(tree)], catch_exceptions=False)
-    assert result.exit_code == 0, result.stderr
-    return result.stdout
+    """What ``omerender build TREE`` prints: the rendered objects as YAML (the build must pass)."""
+    result = built(tree)
+    assert not result.failed, result.diagnostics
+    return BUILD_FORMATS["yaml"](result.objects)
 
 
 def listing(root: Path) -> list[str]:

@@ -1,4 +1,4 @@
-"""lifecycle.fielddiff on deepdiff: each setting it is given shows in a result.
+"""changes.fielddiff on deepdiff: each setting it is given shows in a result.
 
 Each case here fails when the setting it names is dropped (deepdiff's defaults suit other uses).
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from omerender.lifecycle.fielddiff import FieldChange, Item, compare
+from omerender.changes.fielddiff import FieldChange, Item, compare
 
 
 def name(n: str) -> Item:

@@ -1,0 +1,136 @@
+"""``build``: render what the OME controller creates, select what to emit, and deliver it.
+
+``run`` builds and selects (``argocd-generate`` and the KRM function ``krm`` run it too, with their own
+requests); ``deliver`` writes the status file and ``--output-dir``, or gives the pieces to print, once the CLI has
+reported what ``run`` found and nothing failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from omerender.commands import engine
+from omerender.commands.engine import Given, Work
+from omerender.commands.outcome import Level, Note, Outcome, UsageProblem, Verdict
+from omerender.commands.request import Inputs, build_options, kube_check, output_in_input, parse_jobs
+from omerender.diagnostics import has_errors, sorted_unique
+from omerender.fanout import Workers
+from omerender.lifecycle.lock import last_chains
+from omerender.output.delivery import emit_options, empty_problem, text_shape, to_folder, usage_problem
+from omerender.output.emit import EmitOptions, Selection, cluster_selects
+from omerender.output.formats import BUILD_PIECES, dump_json
+from omerender.output.prerendered import PrerenderedBuild
+from omerender.output.writer import write_file
+from omerender.resolve.status import status_list
+from omerender.result import BuildOptions, BuildResult, Resolved
+from omerender.settings import Settings
+from omerender.yamlwrite import dump_one
+
+
+def no_stdin(_limit: int = -1) -> bytes:
+    """Standard input for a request that reads none: nothing."""
+    return b""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildRequest:
+    """One build: the ``inputs`` read (or the objects ``given``, with the inputs read beside them), the core's
+    ``options``, what to ``emit``, the ``settings`` that say where it goes, whether its objects get ``--output-dir``
+    files (``files``) and the ``workers`` that may render. ``notes`` are said before it runs; a ``problem`` means
+    it does not run (exit 2)."""
+
+    inputs: Inputs
+    settings: Settings
+    options: BuildOptions
+    emit: EmitOptions
+    files: bool = False
+    workers: Workers | None = None
+    stdin: Callable[..., bytes] = no_stdin
+    given: Given | None = None
+    notes: tuple[Note, ...] = ()
+    problem: UsageProblem | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        paths: Sequence[str],
+        *,
+        stdin: Callable[..., bytes] = no_stdin,
+        kube_label: str = "--kube-version",
+    ) -> BuildRequest:
+        """The build of PATHS ``paths`` with ``settings``; ``kube_label`` names where the Kubernetes version came
+        from (Argo CD's ``KUBE_VERSION``)."""
+        inputs = Inputs.of(settings, paths)
+        usage = usage_problem(settings, settings.output)
+        kube = kube_check(settings.kube_version, kube_label)
+        outputs = [
+            ("--output-dir", None if settings.check else settings.output_dir),
+            ("--status-file", settings.status_file),
+        ]
+        overlap = None if settings.allow_output_in_input else output_in_input(inputs.roots, outputs)
+        return cls(
+            inputs=inputs,
+            settings=settings,
+            options=build_options(settings, paths, kube_version=kube.version, parse_jobs=parse_jobs(settings)),
+            emit=emit_options(settings, inputs.owned()),
+            files=bool(settings.output_dir),
+            workers=engine.workers_for(settings),
+            stdin=stdin,
+            notes=() if usage else kube.notes,  # the delivery's problem is found first: nothing else is said
+            problem=UsageProblem(usage) if usage else kube.problem or overlap,
+        )
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build emits: its ``result`` (whole objects, or workers' stand-ins) and the ``selection`` of it."""
+
+    result: BuildResult | PrerenderedBuild
+    selection: Selection
+
+
+def refused(problem: UsageProblem) -> Outcome[Built]:
+    return Outcome(verdict=Verdict.USAGE, notes=[Note(problem.message, Level.ERROR)])
+
+
+def run(request: BuildRequest) -> Outcome[Built]:
+    """Build, select what to emit, and judge: findings (any error, the build's or the output's) fail the run."""
+    if request.problem is not None:
+        return refused(request.problem)
+    shape = text_shape(request.settings)
+    work = Work(
+        request.inputs.roots, request.options, request.stdin, request.emit, shape, request.workers, request.given
+    )
+    result = engine.render(work)
+    result.diagnostics = cluster_selects(result.diagnostics, tuple(request.settings.emit))
+    selection = engine.emitted(result, request.emit, request.files)
+    findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
+    verdict = Verdict.FINDINGS if has_errors(findings) else Verdict.OK
+    return Outcome(Built(result, selection), findings, verdict, builds=(result,))
+
+
+def write_status(result: Resolved, path: str) -> None:
+    """``--status-file``: every runtime's status, as ``status -o yaml`` (``-o json`` for a ``.json`` file)."""
+    universe, chains = result.universe, result.chains
+    status = status_list(universe, chains, last_chains(result.lifecycle.lock, universe.all_runtimes()))
+    write_file(path, dump_json(status) if path.endswith(".json") else dump_one(status))
+
+
+def deliver(request: BuildRequest, built: Built, regenerate: str) -> Outcome[Iterator[str | bytes]]:
+    """Where a build that passed goes: the status file, then ``--output-dir`` written or compared (``regenerate``:
+    the command that would fix it), or the pieces of the ``-o`` format to print (none under ``--check``)."""
+    settings = request.settings
+    if settings.status_file:
+        write_status(built.result, settings.status_file)
+    problem = empty_problem(built.selection, built.result, settings)
+    if problem:
+        return Outcome(verdict=Verdict.FINDINGS, notes=[Note(problem, Level.ERROR)])
+    if not settings.output_dir:
+        pieces = BUILD_PIECES[settings.output or "yaml"](built.selection.objects)
+        return Outcome(None if settings.check else engine.printed(pieces))
+    folder = to_folder(built.selection, settings, regenerate)
+    return Outcome(
+        notes=[Note(folder.text)] if folder.text else [], verdict=Verdict.FINDINGS if folder.failed else Verdict.OK
+    )
