@@ -17,17 +17,28 @@ from omerender.cli.verdict import concluded, count_reported
 from omerender.diagnostics import Diagnostic, sorted_unique
 from omerender.errors import EXIT_FINDINGS
 from omerender.gitops.confine import confine, root_of
-from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, resolve
+from omerender.settings import Layer, Origin, Route, Settings, SettingsError, for_route, from_env, resolve
 
 
-def _routed(route: Route, base: Settings, layers: list[Layer], paths: list[str], root: str) -> Settings:
-    """``base`` under the settings file (found up to ``root``; the keys this route takes) and the route's
-    own ``layers``."""
+def _routed(
+    route: Route,
+    base: Settings,
+    layers: list[Layer],
+    paths: list[str],
+    root: str,
+    env_only: tuple[str, ...] = (),
+    package: Layer | None = None,
+) -> Settings:
+    """``base`` under the settings file (found up to ``root``; then the KRM package's settings object,
+    ``package``), the ``OMERENDER_*`` variables (the keys this route takes, and ``env_only``) and the route's own
+    ``layers``: the precedence of every route (docs/usage.md)."""
     found, config = file_layer(None, paths, root)
     ours = {spec.stem for spec in for_route(route)}
-    kept = Layer(Origin.FILE, {k: v for k, v in found.values.items() if k in ours})
+    files = [found, *([package] if package else [])]
+    kept = [Layer(Origin.FILE, {k: v for k, v in layer.values.items() if k in ours}) for layer in files]
     try:
-        return resolve([kept, *layers], dataclasses.replace(base, config=config))
+        env = from_env(os.environ, ours | set(env_only))
+        return resolve([*kept, env, *layers], dataclasses.replace(base, config=config))
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -38,12 +49,13 @@ def _routed(route: Route, base: Settings, layers: list[Layer], paths: list[str],
 def argocd_generate(paths: tuple[str, ...]) -> None:
     """Argo CD plugin generate: build PATHS (default .) with the settings Argo CD passes.
 
-    Reads ARGOCD_APP_PARAMETERS, ARGOCD_ENV_OMERENDER_*, ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH,
-    KUBE_VERSION and the repository's .omerender.yaml (docs/integrations.md). Paths in settings stay inside
+    Reads ARGOCD_APP_PARAMETERS, ARGOCD_ENV_OMERENDER_*, the sidecar's OMERENDER_* (OMERENDER_JOBS too),
+    ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH, KUBE_VERSION and the repository's .omerender.yaml
+    (docs/integrations.md). Paths in settings stay inside
     the repository. Prints only objects, and fails rather than print nothing.
     """
     from omerender.commands.build import BuildRequest  # the core: only when the command runs (start-up)
-    from omerender.gitops.argocd import SOURCE_PATH, defaults, layers
+    from omerender.gitops.argocd import FROM_SIDECAR, SOURCE_PATH, defaults, layers
 
     given = list(paths or (".",))
     try:
@@ -51,7 +63,7 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     root = root_of(".", os.environ.get(SOURCE_PATH, ""))
-    settings = _routed(Route.ARGOCD, defaults(os.environ), route, given, root)
+    settings = _routed(Route.ARGOCD, defaults(os.environ), route, given, root, FROM_SIDECAR)
     confine(settings, root, ".")
     say_origins(settings)
     label = "KUBE_VERSION" if settings.origin("kube-version") is Origin.DEFAULT else "kube-version"
@@ -69,7 +81,15 @@ def krm(config: str | None) -> None:
     With CONFIG, act as a kustomize exec generator plugin: read the functionConfig from CONFIG and
     print the emitted objects as a plain stream (docs/integrations.md).
     """
-    from omerender.gitops.krm import ItemsUnreadable, KrmError, defaults, layer, process, read_resource_list
+    from omerender.gitops.krm import (
+        ItemsUnreadable,
+        KrmError,
+        defaults,
+        layer,
+        package_settings,
+        process,
+        read_resource_list,
+    )
     from omerender.load.bounded import Budget
     from omerender.yamlwrite import dump_one, dump_stream
 
@@ -81,12 +101,13 @@ def krm(config: str | None) -> None:
         sys.exit(EXIT_FINDINGS)
     except KrmError as exc:
         raise click.UsageError(str(exc)) from None
+    root = root_of(".", "")
     try:
         found = layer(resource_list.config)
+        package = package_settings(resource_list, ".", root)
     except (KrmError, SettingsError) as exc:
         raise click.UsageError(str(exc)) from None
-    root = root_of(".", "")
-    settings = _routed(Route.KRM, defaults(), [found], ["."], root)
+    settings = _routed(Route.KRM, defaults(), [found], ["."], root, package=package)
     confine(settings, root, ".")
     if settings.origin("kube-version") is not Origin.DEFAULT:
         kube = resolve_kube_version(settings.kube_version, label="kubeVersion")

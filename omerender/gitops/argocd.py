@@ -37,6 +37,9 @@ DEFAULT_EMIT = (INPUTS, PASSTHROUGH)
 DEFAULT_MAX_ERRORS = 20
 ALIASES = {"search-paths": "search-path"}  # the parameter's earlier name, still read
 ALLOW_EMPTY = "allow-empty"  # the plugin's own: --no-fail-empty and no --fail-empty-input
+FROM_SIDECAR = ("jobs",)
+"""What the repo-server's own environment (``OMERENDER_*``) gives besides the plugin's settings: how many processes
+render, not what; neither the repository (its settings file) nor the Application (a parameter) chooses it."""
 
 
 def defaults(env: Mapping[str, str]) -> Settings:

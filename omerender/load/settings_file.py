@@ -224,3 +224,25 @@ def read(path: str, root: str | None = None, budget: Budget | None = None) -> tu
         else:
             values[stem] = typed
     return Layer(Origin.FILE, values), problems
+
+
+def read_mapping(values: dict[str, object], base: str, root: str) -> tuple[Layer, list[str]]:
+    """The settings a mapping of settings-file keys gives (the ``spec`` of a KRM package's settings object), and
+    its problems, each naming its key. The settings file's rules hold: the keys it takes, its types, nothing that
+    says where omerender writes, paths relative to ``base`` that stay inside ``root``. The keys read only with
+    their positions (``serving-check-exemptions``, ``serving-check-severity``) belong in ``.omerender.yaml``."""
+    node = yaml.compose(yaml.safe_dump(values, sort_keys=False), Loader=yaml.SafeLoader)
+    found: dict[str, object] = {}
+    problems: list[str] = []
+    anchor = os.path.join(base, SETTINGS_FILE)  # paths are relative to its folder, as given (relative stays)
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else ():
+        if key.value in FILE_ONLY_KEYS:
+            problems.append(f"{clip(str(key.value))}: read from {SETTINGS_FILE} only (with its line numbers)")
+            continue
+        try:
+            stem, typed = _entry(anchor, os.path.abspath(root), key, value, values.get(key.value))
+        except _Refused as refused:
+            problems.append(refused.message)
+        else:
+            found[stem] = typed
+    return Layer(Origin.FILE, found), problems
