@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Callable
 
 import click
 
@@ -51,15 +52,16 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
 
     Reads ARGOCD_APP_PARAMETERS, ARGOCD_ENV_OMERENDER_*, the sidecar's OMERENDER_* (OMERENDER_JOBS too),
     ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH, KUBE_VERSION and the repository's .omerender.yaml
-    (docs/integrations.md). Paths in settings stay inside
-    the repository. Prints only objects, and fails rather than print nothing.
+    (docs/integrations.md). Paths in settings stay inside the repository. With the kustomize-build parameter,
+    renders what `kustomize build PATH` prints. Prints only objects, and fails rather than print nothing.
     """
     from omerender.commands.build import BuildRequest  # the core: only when the command runs (start-up)
-    from omerender.gitops.argocd import FROM_SIDECAR, SOURCE_PATH, defaults, layers
+    from omerender.gitops.argocd import FROM_SIDECAR, SOURCE_PATH, defaults, kustomize_build, layers
 
     given = list(paths or (".",))
     try:
         route = layers(os.environ)
+        kustomized = kustomize_build(os.environ)
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
     root = root_of(".", os.environ.get(SOURCE_PATH, ""))
@@ -67,9 +69,38 @@ def argocd_generate(paths: tuple[str, ...]) -> None:
     confine(settings, root, ".")
     say_origins(settings)
     label = "KUBE_VERSION" if settings.origin("kube-version") is Origin.DEFAULT else "kube-version"
-    request = BuildRequest.from_settings(settings, given, stdin=stdin, kube_label=label)
+    read = _kustomize_output(given, root, settings) if kustomized else stdin
+    request = BuildRequest.from_settings(settings, ["-"] if kustomized else given, stdin=read, kube_label=label)
     with concluded(settings):
         present_build(request)
+
+
+def _kustomize_output(given: list[str], root: str, settings: Settings) -> Callable[..., bytes]:
+    """What ``kustomize build`` prints for the one folder in ``given``, as the build's stdin; a kustomization that
+    names what lies outside the repository, or a build that fails, is reported (located) and ends the run (exit 1).
+    """
+    from omerender.gitops import kustomize_run, kustomize_scope
+    from omerender.paths import resolves_within
+
+    if len(given) != 1 or not os.path.isdir(given[0]) or not resolves_within(given[0], root):
+        raise click.UsageError("kustomize-build: give one folder inside the repository (the application's path)")
+    folder = given[0]
+    problems = kustomize_scope.refusals(folder, root)
+    if not problems:
+        command = kustomize_run.program(os.environ.get("PATH"))
+        shown = os.path.normpath(os.path.join(folder, "kustomization.yaml"))
+        built = kustomize_run.build(command, folder, os.environ, settings.max_file_size, shown)
+        problems = [built.problem] if built.problem is not None else []
+    if problems:
+        with concluded(settings):
+            report(sorted_unique(problems), (), None, settings.max_errors, 0)
+            sys.exit(EXIT_FINDINGS)
+
+    def output(limit: int = -1) -> bytes:
+        return built.output if limit < 0 else built.output[:limit]
+
+    output.bounded = True  # type: ignore[attr-defined]
+    return output
 
 
 @click.command(short_help="KRM function and kustomize generator plugin: ResourceList in and out.")
