@@ -61,6 +61,11 @@ def position(node: yaml.Node | None, keys: tuple[str | int, ...]) -> tuple[int, 
     return (node.start_mark.line + 1, node.start_mark.column + 1) if node is not None else (1, 1)
 
 
+def _inline(value: str) -> bool:
+    """Whether a list item is an inline patch or plugin configuration rather than a path."""
+    return "\n" in value or value.lstrip().startswith(("{", "[")) or ": " in value
+
+
 def _remote(value: str) -> bool:
     return "://" in value or value.startswith(REMOTE_PREFIXES) or "?ref=" in value
 
@@ -71,7 +76,7 @@ def _entries(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
     for key in LISTS:
         items = data.get(key)
         for n, item in enumerate(items if isinstance(items, list) else ()):
-            if isinstance(item, str) and "\n" not in item:  # a string holding a newline is an inline patch or config
+            if isinstance(item, str) and not _inline(item):
                 found.append(((key, n), item))
     for key in WITH_PATH:
         items = data.get(key)

@@ -179,3 +179,22 @@ def test_only_the_application_turns_it_on(repo: Path, tmp_path: Path) -> None:
     assert proc.code == 0, proc  # the Application's plugin.env
     proc = _generate(repo, {"name": "kustomize-build", "string": "perhaps"}, env=env)
     assert proc.code == 2 and "parameter kustomize-build" in proc.err, proc
+
+
+def test_what_lies_in_the_repository_and_inline_patches_reach_kustomize(repo: Path, tmp_path: Path) -> None:
+    app = repo / "apps" / "llama"
+    (app / "patch.yaml").write_text("kind: InferenceService\n", encoding="utf-8")
+    (app / "settings.env").write_text("A=1\n", encoding="utf-8")
+    (repo / "component").mkdir()
+    (repo / "component" / "kustomization.yaml").write_text("kind: Component\n", encoding="utf-8")
+    (app / "kustomization.yaml").write_text(
+        PATCH
+        + "  - path: patch.yaml\n"
+        + 'patchesStrategicMerge: [\'{"kind": "InferenceService"}\', patch.yaml]\n'
+        + "components: [../../component]\n"
+        + "configMapGenerator: [{name: c, envs: [settings.env], files: [k=patch.yaml]}]\n",
+        encoding="utf-8",
+    )
+    env, record = _fake(tmp_path)
+    proc = _generate(repo, ON, env=env)
+    assert proc.code == 0 and record.exists(), proc
