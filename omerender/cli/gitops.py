@@ -79,21 +79,15 @@ def _kustomize_output(given: list[str], root: str, settings: Settings) -> Callab
     """What ``kustomize build`` prints for the one folder in ``given``, as the build's stdin; a kustomization that
     names what lies outside the repository, or a build that fails, is reported (located) and ends the run (exit 1).
     """
-    from omerender.gitops import kustomize_run, kustomize_scope
+    from omerender.gitops.kustomize_run import kustomized
     from omerender.paths import resolves_within
 
     if len(given) != 1 or not os.path.isdir(given[0]) or not resolves_within(given[0], root):
         raise click.UsageError("kustomize-build: give one folder inside the repository (the application's path)")
-    folder = given[0]
-    problems = kustomize_scope.refusals(folder, root)
-    if not problems:
-        command = kustomize_run.program(os.environ.get("PATH"))
-        shown = os.path.normpath(os.path.join(folder, "kustomization.yaml"))
-        built = kustomize_run.build(command, folder, os.environ, settings.max_file_size, shown)
-        problems = [built.problem] if built.problem is not None else []
-    if problems:
+    built = kustomized(given[0], root, os.environ, settings.max_file_size)
+    if built.problems:
         with concluded(settings):
-            report(sorted_unique(problems), (), None, settings.max_errors, 0)
+            report(sorted_unique(list(built.problems)), (), None, settings.max_errors, 0)
             sys.exit(EXIT_FINDINGS)
 
     def output(limit: int = -1) -> bytes:

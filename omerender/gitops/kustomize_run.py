@@ -18,10 +18,13 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.errors import UsageError
+from omerender.gitops import kustomize_scope
+from omerender.load.kustomize import kustomization_in
 from omerender.names import clip
 
 TIMEOUT_SECONDS = 60.0
@@ -41,6 +44,7 @@ class Built:
 
     output: bytes = b""
     problem: Diagnostic | None = None
+    problems: tuple[Diagnostic, ...] = ()  # every problem, when there are several
 
 
 def program(search_path: str | None) -> tuple[str, ...]:
@@ -128,3 +132,16 @@ def build(command: tuple[str, ...], folder: str, env: Mapping[str, str], limit: 
 
 def _problem(shown: str, message: str) -> Diagnostic:
     return Diagnostic(shown, 1, 1, ERROR, f"kustomize-build: {message}", codes.KUSTOMIZATION)
+
+
+def kustomized(folder: str, root: str, env: Mapping[str, str], limit: int) -> Built:
+    """What ``kustomize build folder`` prints for an application in the repository ``root``, once every path its
+    kustomizations name is found inside it (``kustomize_scope``), or the first problem found (``problems``: all
+    of the check's, located at their entries)."""
+    refused = kustomize_scope.refusals(folder, root)
+    if refused:
+        return Built(problem=refused[0], problems=tuple(refused))
+    found = kustomization_in(Path(folder))
+    shown = os.path.normpath(str(found) if found is not None else os.path.join(folder, "kustomization.yaml"))
+    built = build(program(env.get("PATH")), folder, env, limit, shown)
+    return Built(built.output, built.problem, (built.problem,) if built.problem is not None else ())
