@@ -43,8 +43,7 @@ class Built:
     """kustomize's output, or the diagnostic saying why there is none."""
 
     output: bytes = b""
-    problem: Diagnostic | None = None
-    problems: tuple[Diagnostic, ...] = ()  # every problem, when there are several
+    problems: tuple[Diagnostic, ...] = ()
 
 
 def program(search_path: str | None) -> tuple[str, ...]:
@@ -124,9 +123,9 @@ def build(command: tuple[str, ...], folder: str, env: Mapping[str, str], limit: 
                 pipe.close()
     said = clip(" ".join(err.decode("utf-8", "replace").split()), 600)
     if stopped is not None:
-        return Built(problem=_problem(shown, f"{' '.join(command[-2:])} {stopped}; stopped"))
+        return Built(problems=(_problem(shown, f"{' '.join(command[-2:])} {stopped}; stopped"),))
     if process.returncode != 0:
-        return Built(problem=_problem(shown, f"kustomize build failed (exit {process.returncode}): {said}"))
+        return Built(problems=(_problem(shown, f"kustomize build failed (exit {process.returncode}): {said}"),))
     return Built(output=out)
 
 
@@ -136,12 +135,10 @@ def _problem(shown: str, message: str) -> Diagnostic:
 
 def kustomized(folder: str, root: str, env: Mapping[str, str], limit: int) -> Built:
     """What ``kustomize build folder`` prints for an application in the repository ``root``, once every path its
-    kustomizations name is found inside it (``kustomize_scope``), or the first problem found (``problems``: all
-    of the check's, located at their entries)."""
+    kustomizations name is found inside it (``kustomize_scope``), or why there is none (located problems)."""
     refused = kustomize_scope.refusals(folder, root)
     if refused:
-        return Built(problem=refused[0], problems=tuple(refused))
+        return Built(problems=tuple(refused))
     found = kustomization_in(Path(folder))
     shown = os.path.normpath(str(found) if found is not None else os.path.join(folder, "kustomization.yaml"))
-    built = build(program(env.get("PATH")), folder, env, limit, shown)
-    return Built(built.output, built.problem, (built.problem,) if built.problem is not None else ())
+    return build(program(env.get("PATH")), folder, env, limit, shown)
