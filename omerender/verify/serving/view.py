@@ -214,6 +214,7 @@ class ServingView:
     universe: Universe
     objects: list[dict[str, Any]]
     pods: list[Pod] = field(default_factory=list)
+    gpu_memory: float | None = None  # the gpu-memory setting: GiB per GPU of a pod that names no GPU
 
     @property
     def model(self) -> Obj:
@@ -295,9 +296,11 @@ def _labels(template: Any) -> dict[str, str]:
     return labels if isinstance(labels, dict) else {}
 
 
-def build(ctx: Context, universe: Universe, objects: list[dict[str, Any]]) -> ServingView:
-    """The view of ``objects``, the rendered objects of ``ctx``'s InferenceService."""
-    view = ServingView(ctx, universe, objects)
+def build(
+    ctx: Context, universe: Universe, objects: list[dict[str, Any]], gpu_memory: float | None = None
+) -> ServingView:
+    """The view of ``objects``, the rendered objects of ``ctx``'s InferenceService (``gpu_memory``: the setting)."""
+    view = ServingView(ctx, universe, objects, gpu_memory=gpu_memory)
     for obj in objects:
         kind = obj.get("kind")
         if kind not in WORKLOADS:
