@@ -28,7 +28,6 @@ BM.GPU.B200.8: 8 B200, BM.GPU.A10.4: A10, BM.GPU.L40S.4: L40S).
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +37,8 @@ from omerender.render.quantity import parse
 PRODUCT = "nvidia.com/gpu.product"
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-MAX_MEMORY_GB = 100_000  # an AcceleratorClass memoryGB above this is not a GPU's memory in GB: not read
+MAX_MEMORY_GB = 100_000  # an AcceleratorClass memoryGB above this is bytes (80Gi), else GB
+GIB = 2**30
 MAX_VALUES = 1_000  # values of one selector read at most (bounded work on untrusted input)
 
 A100_40, A100_80, H100, H100_NVL, H200, B200, A10, L4, L40S, T4 = 40, 80, 80, 94, 141, 180, 24, 24, 48, 16
@@ -105,7 +105,7 @@ LARGEST = max(PRODUCTS.values())
 KEYS = (PRODUCT, GKE_ACCELERATOR, INSTANCE_TYPE)
 
 
-def memory(key: str, value: str) -> int | None:
+def memory(key: str, value: str) -> float | None:
     """The GB of one GPU on nodes labelled ``key: value``; None when the table does not know it."""
     if key == PRODUCT:
         return PRODUCTS.get(value)
@@ -122,13 +122,14 @@ class Landing:
     """The GPUs a pod may land on: ``choices`` (what names each, its GB), or none named (``choices`` empty);
     ``unknown`` when it names one the table does not know (it may then be any GPU)."""
 
-    choices: tuple[tuple[str, int], ...] = ()
+    choices: tuple[tuple[str, float], ...] = ()
     unknown: bool = False
     via: str = ""  # what named them: "AcceleratorClass NAME", "nodeSelector", "node affinity"
 
 
-def class_memory(spec: dict[str, Any]) -> int | None:
-    """An AcceleratorClass spec's ``capabilities.memoryGB`` as OME reads it (``Quantity.Value()``): GB."""
+def class_memory(spec: dict[str, Any]) -> float | None:
+    """An AcceleratorClass spec's ``capabilities.memoryGB``: a number is GB (read as GiB, as the table's are); a
+    quantity of bytes (``80Gi``, as OME's examples write it) is converted. None when absent or not a GPU's size."""
     capabilities = spec.get("capabilities")
     value = capabilities.get("memoryGB") if isinstance(capabilities, dict) else None
     if value is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
@@ -137,8 +138,8 @@ def class_memory(spec: dict[str, Any]) -> int | None:
         number = parse(value)
     except (ValueError, TypeError, ArithmeticError):
         return None
-    whole = math.ceil(number)
-    return whole if 0 < whole <= MAX_MEMORY_GB else None
+    gib = float(number) if number <= MAX_MEMORY_GB else float(number / GIB)
+    return gib if 0 < gib <= MAX_MEMORY_GB else None
 
 
 def _from_selector(selector: Any) -> Landing | None:
@@ -177,7 +178,7 @@ def _from_affinity(affinity: Any) -> Landing | None:
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
     if not isinstance(terms, list) or not terms or len(terms) > MAX_VALUES:
         return None
-    choices: list[tuple[str, int]] = []
+    choices: list[tuple[str, float]] = []
     for term in terms:
         found = _from_term(term)
         if found is None or found.unknown:  # a term that names no GPU lets the pod land on any
@@ -193,7 +194,7 @@ def landing(pod_spec: dict[str, Any], accelerator: tuple[str, dict[str, Any]] | 
         name, spec = accelerator
         found = class_memory(spec)
         if found is not None:
-            return Landing(((f"AcceleratorClass {name}", found),), via=f"AcceleratorClass {name}")
+            return Landing(((f"the GPUs of AcceleratorClass {name}", found),), via=f"AcceleratorClass {name}")
     selected = _from_selector(pod_spec.get("nodeSelector"))
     if selected is not None and not selected.unknown:
         return Landing(selected.choices, via="nodeSelector")

@@ -97,12 +97,15 @@ def _check(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> It
         return
     setting = view.gpu_memory
     if landing.choices:
-        room = {what: fraction * gb for what, gb in landing.choices}
+        room = {what: fraction * Fraction(gb) for what, gb in landing.choices}
         if any(share <= usable for usable in room.values()):
             return
-        names = ", ".join(f"{what} ({gb} GiB)" for what, gb in landing.choices)
-        where = f"the GPUs its {landing.via} allows: {names}" if len(room) > 1 else f"{names} ({landing.via})"
-        severity, against = ERROR, f"any of {where}" if len(room) > 1 else where
+        names = ", ".join(f"{what} ({gb:g} GiB)" for what, gb in landing.choices)
+        if len(room) > 1:
+            against = f"any of the GPUs its {landing.via} allows: {names}"
+        else:
+            against = names if landing.via.startswith("AcceleratorClass") else f"{names} (its {landing.via})"
+        severity = ERROR
         usable = max(room.values())
     elif setting is not None:
         usable = fraction * Fraction(setting)
@@ -120,16 +123,21 @@ def _check(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> It
         )
     else:
         return
-    option = FRACTION_OPTION[launch.engine] + ("" if launch.given("mem_fraction") else " default")
+    option = FRACTION_OPTION[launch.engine]
+    given = launch.given("mem_fraction")
+    how = f"{option} {float(fraction):g}" if given else f"{float(fraction):g} of its memory: {option} is not given"
     message = (
         f"{pod.where} of runtime {view.runtime}: model {view.model.name}'s weights ({_shown_count(count.value)} "
         f"parameters x {size.value:g} byte(s), {size.basis or 'its dtype'}) come to {_gib(weights / GIB)} GiB, "
         f"{_gib(share)} GiB on each of the {shards[0]} GPU(s) of {shards[1]}, more than the {_gib(usable)} GiB "
-        f"({float(fraction):g} of {option}) it may use on {against}; loading the weights fails with CUDA out of "
+        f"({how}) it may use on {against}; loading the weights fails with CUDA out of "
         "memory and the pod crash-loops; raise the parallelism (and the GPUs), serve a quantized checkpoint, or "
         "place the pod on GPUs with more memory"
     )
-    yield Finding(codes.GPU_MEMORY_FIT, severity, message, _place(view, pod, launch), pod.component)
+    # the fraction decides when the default would have held the share
+    by_fraction = given and share <= usable / fraction * DEFAULT_FRACTION
+    place = pod.option_place("mem_fraction") if by_fraction else None
+    yield Finding(codes.GPU_MEMORY_FIT, severity, message, place or _place(view, pod, launch), pod.component)
 
 
 def _accelerator(pod: Pod) -> tuple[str, dict[str, object]] | None:
