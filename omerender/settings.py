@@ -456,6 +456,8 @@ class Settings:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
     if isinstance(value, tuple):
         return ",".join(value) or "(none)"
     return clip(str(value))
