@@ -138,8 +138,8 @@ def class_memory(spec: dict[str, Any]) -> float | None:
         number = parse(value)
     except (ValueError, TypeError, ArithmeticError):
         return None
-    gib = float(number) if number <= MAX_MEMORY_GB else float(number / GIB)
-    return gib if 0 < gib <= MAX_MEMORY_GB else None
+    gib = number if number <= MAX_MEMORY_GB else number / GIB
+    return float(gib) if 0 < gib <= MAX_MEMORY_GB else None  # compared before float(): 1e400 does not fit one
 
 
 def _from_selector(selector: Any) -> Landing | None:
