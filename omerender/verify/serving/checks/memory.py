@@ -153,14 +153,14 @@ def _shown_count(count: int) -> str:
 
 
 def run(view: ServingView) -> Iterator[Finding]:
-    facts: ModelFacts | None = None
+    facts = _facts(view)
+    if facts.parameter_count is None or facts.bytes_per_parameter is None:
+        return  # the size is not known: nothing to check (most models of a tree, at the cost of one lookup)
     for component in ("engine", "decoder"):
         for pod in view.serving(component):
             launch = pod.launch
-            if launch is None or launch.engine is Engine.ROUTER:
-                continue
-            facts = facts or _facts(view)
-            yield from _check(view, pod, launch, facts)
+            if launch is not None and launch.engine is not Engine.ROUTER:
+                yield from _check(view, pod, launch, facts)
 
 
 CHECK = Check((codes.GPU_MEMORY_FIT,), run)
