@@ -114,11 +114,11 @@ def _check(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> It
         severity, against = ERROR, f"the {setting:g} GiB per GPU of the gpu-memory setting"
     elif share > fraction * gpus.LARGEST:
         severity, usable = ERROR, fraction * gpus.LARGEST
-        against = f"any GPU omerender knows (the largest, B200, has {gpus.LARGEST} GiB); the runtime names none"
+        against = f"any GPU omerender knows (the largest, B200, has {gpus.LARGEST} GiB); the pod names none"
     elif share > fraction * COMMON_GIB:
         severity, usable = WARNING, fraction * COMMON_GIB
         against = (
-            f"an {COMMON_GIB} GiB GPU (A100 or H100), and the runtime names no GPU (AcceleratorClass, node selector "
+            f"an {COMMON_GIB} GiB GPU (A100 or H100), and the pod names no GPU (AcceleratorClass, node selector "
             "or affinity on a GPU product or instance type, or the gpu-memory setting)"
         )
     else:
