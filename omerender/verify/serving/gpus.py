@@ -125,6 +125,7 @@ class Landing:
     choices: tuple[tuple[str, float], ...] = ()
     unknown: bool = False
     via: str = ""  # what named them: "AcceleratorClass NAME", "nodeSelector", "node affinity"
+    keys: tuple[str, ...] = ()  # where in the pod spec: ("nodeSelector", LABEL) or ("affinity",); () for a class
 
 
 def class_memory(spec: dict[str, Any]) -> float | None:
@@ -197,10 +198,11 @@ def landing(pod_spec: dict[str, Any], accelerator: tuple[str, dict[str, Any]] | 
             return Landing(((f"the GPUs of AcceleratorClass {name}", found),), via=f"AcceleratorClass {name}")
     selected = _from_selector(pod_spec.get("nodeSelector"))
     if selected is not None and not selected.unknown:
-        return Landing(selected.choices, via="nodeSelector")
+        label = selected.choices[0][0].split("=", 1)[0]
+        return Landing(selected.choices, via="nodeSelector", keys=("nodeSelector", label))
     by_affinity = _from_affinity(pod_spec.get("affinity"))
     if by_affinity is not None and not by_affinity.unknown:
-        return Landing(by_affinity.choices, via="node affinity")
+        return Landing(by_affinity.choices, via="node affinity", keys=("affinity",))
     if (selected is not None and selected.unknown) or (by_affinity is not None and by_affinity.unknown):
         return Landing(unknown=True)
     return Landing()

@@ -169,6 +169,14 @@ class Pod:
                         index.setdefault(found, Place(place.source, (*place.keys, field_name, i)))
         return index.get(value) if isinstance(value, (str, int)) else None
 
+    def pod_setter(self, *sub: Any) -> Place | None:
+        """The first source that sets ``sub`` below the pod's part (``("nodeSelector", KEY)``, ``("affinity",)``)."""
+        for source in self.view.ctx.sources:
+            for root in self._roots(source):
+                if get(source.body, (*root, *sub)) is not None:
+                    return Place(source, (*root, *sub))
+        return None
+
     def part_place(self) -> Place | None:
         """The pod's part (``engineConfig``, ``engineConfig.leader``, ...) in the chain's leaf-most runtime that
         writes it, where pod fields shared by every InferenceService on the runtime belong; else the

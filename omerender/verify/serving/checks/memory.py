@@ -23,7 +23,7 @@ from fractions import Fraction
 from omerender import codes
 from omerender.diagnostics import ERROR, WARNING
 from omerender.load.modelfacts import ModelFacts, model_facts
-from omerender.verify.provenance import Place
+from omerender.verify.provenance import Place, get
 from omerender.verify.serving import gpus
 from omerender.verify.serving.checks.parallelism import first
 from omerender.verify.serving.engines import Engine
@@ -76,9 +76,14 @@ def _gib(value: Fraction | float) -> str:
     return f"{float(value):.1f}"
 
 
-def _place(view: ServingView, pod: Pod, launch: Launch) -> Place | None:
-    """The most specific source of the values that decide: the parallelism and the fraction, else the GPUs."""
+def _place(view: ServingView, pod: Pod, launch: Launch, landing: gpus.Landing) -> Place | None:
+    """The most specific source of the values that decide (the parallelism and the fraction, then what names the
+    GPUs), else the GPU limit."""
     options = [pod.option_place(n) for n in ("tp", "pp", "dp", "mem_fraction") if launch.given(n)]
+    if landing.keys:
+        options.append(pod.pod_setter(*landing.keys))
+    elif landing.choices and get(view.ctx.isvc.body, ("spec", "acceleratorSelector")) is not None:
+        options.append(Place(view.ctx.isvc, ("spec", "acceleratorSelector")))
     found = first(view, *options)
     if found is not None:
         return found
@@ -137,7 +142,7 @@ def _check(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> It
     # the fraction decides when the default would have held the share
     by_fraction = given and share <= usable / fraction * DEFAULT_FRACTION
     place = pod.option_place("mem_fraction") if by_fraction else None
-    yield Finding(codes.GPU_MEMORY_FIT, severity, message, place or _place(view, pod, launch), pod.component)
+    yield Finding(codes.GPU_MEMORY_FIT, severity, message, place or _place(view, pod, launch, landing), pod.component)
 
 
 def _accelerator(pod: Pod) -> tuple[str, dict[str, object]] | None:
