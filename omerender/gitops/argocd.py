@@ -57,6 +57,9 @@ def defaults(env: Mapping[str, str]) -> Settings:
     )
 
 
+EMPTY_IS_DEFAULT = (Kind.TEXT, Kind.PATH, Kind.CHOICE, Kind.NUMBER)  # the UI sends "" for a parameter left blank
+
+
 def _typed(name: str, where: str, value: str | tuple[str, ...]) -> dict[str, Any]:
     """``{stem: value}`` for parameter ``name`` (``emit``, ``search-path``, ...) given as ``value``."""
     label = f"{where} {name}"
@@ -69,7 +72,7 @@ def _typed(name: str, where: str, value: str | tuple[str, ...]) -> dict[str, Any
     if stem not in {s.stem for s in for_route(Route.ARGOCD)}:
         known = sorted([*(s.stem for s in for_route(Route.ARGOCD)), *OWN])
         raise SettingsError(f"{label}: unknown parameter; known: {', '.join(known)}")
-    if isinstance(value, str) and not value.strip() and BY_STEM[stem].kind in (Kind.TEXT, Kind.PATH, Kind.CHOICE):
+    if isinstance(value, str) and not value.strip() and BY_STEM[stem].kind in EMPTY_IS_DEFAULT:
         return {}  # an empty text parameter keeps the default (the Application's namespace, the cluster's version)
     typed = coerce(BY_STEM[stem], value, label)
     if stem == "emit":

@@ -8,8 +8,9 @@ the rendered objects; rendered objects get a path under ``outputDir``.
 
 functionConfig: a ConfigMap (``data``) or any object with a ``spec``; its keys are the settings registry's
 KRM route, the camelCase of each stem (``emit``, ``namespace``, ``searchPath``, ``modelMetadata``, ``lockFile``,
-``controllerConfig``, ``kubeVersion``, ``servingChecks``, ``validate``, ``maxErrors``, ``failEmptyInput``), plus
-``paths`` (files or folders read from disk as well: a kustomize generator receives no items) and ``outputDir``. The
+``controllerConfig``, ``kubeVersion``, ``servingChecks``, ``gpuMemory``, ``validate``, ``maxErrors``,
+``failEmptyInput``), plus ``paths`` (files or folders read from disk as well: a kustomize generator receives no
+items) and ``outputDir``. The
 package's ``.omerender.yaml`` is read too, under the functionConfig.
 """
 
