@@ -13,7 +13,7 @@ import dataclasses
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -646,10 +646,11 @@ def for_command(command: str) -> tuple[Spec, ...]:
     return tuple(spec for spec in SETTINGS if command in spec.commands)
 
 
-def from_env(env: Mapping[str, str]) -> Layer:
-    """The ``OMERENDER_*`` variables of the settings that take them (the file's route); others are ignored."""
-    found = {s.stem: coerce(s, env[s.env_name], s.env_name) for s in for_route(Route.FILE) if s.env_name in env}
-    return Layer(Origin.ENV, found)
+def from_env(env: Mapping[str, str], stems: Collection[str] | None = None) -> Layer:
+    """The ``OMERENDER_*`` variables of the settings that take them (the file's route), of ``stems`` only when
+    given (a route reads those it takes); others are ignored, unread."""
+    specs = [s for s in for_route(Route.FILE) if s.env_name in env and (stems is None or s.stem in stems)]
+    return Layer(Origin.ENV, {s.stem: coerce(s, env[s.env_name], s.env_name) for s in specs})
 
 
 def _listed(item: dict[str, Any]) -> str:
