@@ -29,6 +29,7 @@ OVERLAY = REPO / "omerender" / "catalogue" / "ome-v0.1.5.yaml"
 NAMESPACE = "corpus"
 SERVING = ("volume-mount-undefined", "gpu-parallelism", "probe-target", "router-discovery", "pd-pairing")
 SERVING += ("shm-missing", "served-model-name", "ignore-check")
+SERVING += ("tp-heads",)
 DUPLICATES = {  # the second file of a runtime name defined twice (omerender keeps the first; test_ome_corpus.py)
     "srt/Qwen/qwen2-5-32b-instruct-rt.yaml",
     "srt/Qwen/qwen3-embedding-0-6b-rt.yaml",
@@ -52,6 +53,10 @@ EXPECTED = {
     ("srt/e5-mistral-7b-instruct-rt.yaml", 86, 17, "error", "probe-target"),
     # 16 GPUs in one pod (--tp 16): no node of 8 GPUs holds it (the srt-llama-4-maverick finding).
     ("srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 82, 27, "warning", "gpu-parallelism"),
+    # The same runtime's --tp 16 against Llama 4 Maverick's 40 attention heads (8 KV heads; modelconfig/llama4.json's
+    # text_config): SGLang's QKVParallelLinear asserts 40 % 16 == 0 as it builds the model, so the engine never starts
+    # (the tp-heads example). An attention size of 8 (or 40) fits.
+    ("srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 56, 11, "error", "tp-heads"),
     # srt-qwen-image-edit serves Qwen/Qwen-Image-Edit but answers as Qwen/Qwen-Image, model qwen-image's repository:
     # a copy of Qwen-Image-rt.yaml's name (clients asking for qwen-image-edit get a 404).
     ("srt/Qwen/Qwen-Image-Edit-rt.yaml", 61, 11, "warning", "served-model-name"),
