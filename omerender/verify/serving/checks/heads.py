@@ -29,7 +29,8 @@ from omerender.verify.serving.finding import Check, Finding
 from omerender.verify.serving.launch import Launch
 from omerender.verify.serving.view import Pod, ServingView
 
-MOST_SHOWN = 6  # sizes suggested in a message
+MOST_SHOWN = 8  # sizes suggested in a message
+LARGEST = 1024  # the largest size suggested (heads come from user data: the search is bounded)
 
 
 def attention_size(launch: Launch) -> tuple[int, str] | None:
@@ -62,8 +63,10 @@ def fits(size: int, heads: int, kv_heads: int | None) -> bool:
 
 
 def _sizes(heads: int, kv_heads: int | None) -> str:
-    found = [size for size in range(1, heads + 1) if fits(size, heads, kv_heads)][:MOST_SHOWN]
-    return ", ".join(str(size) for size in found)
+    """The attention sizes that fit, the first few of those up to ``LARGEST``."""
+    found = [size for size in range(1, min(heads, LARGEST) + 1) if fits(size, heads, kv_heads)]
+    shown = ", ".join(str(size) for size in found[:MOST_SHOWN])
+    return shown + (", ..." if len(found) > MOST_SHOWN else "")
 
 
 def _problem(size: int, heads: int, kv_heads: int | None) -> str | None:
@@ -100,7 +103,7 @@ def _finding(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> 
         ERROR,
         f"{pod.where} of runtime {view.runtime}: {how} splits attention over {size} GPUs, but model "
         f"{view.model.name} has {problem}; {stops} and the pod crash-loops; use an attention size that fits "
-        f"{heads} heads{kv} ({_sizes(heads, kv_heads)}, ...) and match the GPUs to it",
+        f"{heads} heads{kv} ({_sizes(heads, kv_heads)}) and match the GPUs to it",
         place,
         pod.component,
     )
