@@ -17,6 +17,7 @@ overlay; without them the check says nothing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from omerender import codes
@@ -120,8 +121,10 @@ def run(view: ServingView) -> Iterator[Finding]:
             size = attention_size(launch)
             if size is None or size[0] == 1:
                 continue
-            if facts is None:
-                facts = model_facts(view.model)
+            if facts is None:  # a model's facts are the same for every InferenceService serving it
+                facts = view.ctx.once(
+                    "serving-model-facts", view.model, None, functools.partial(model_facts, view.model)
+                )
             found = _finding(view, pod, launch, facts)
             if found is None:
                 continue
