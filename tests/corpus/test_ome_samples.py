@@ -80,8 +80,8 @@ BROKEN = {
     # no group starts.
     "runtimes/srt/deepseek-rdma-rt.yaml": {"volume-mount-undefined"},
     # The runtime the llama-4-maverick sample names starts SGLang with --tp 16 on a model of 40 attention heads (8 KV
-    # heads, ../shared/ome/modelconfig/llama4.json): QKVParallelLinear asserts that 16 divides 40 as the model is
-    # built (sglang python/sglang/srt/layers/linear.py), so the engine exits at start and the pod crash-loops.
+    # heads, ../shared/ome/modelconfig/llama4.json): SGLang's Llama 4 attention asserts that 16 divides 40 as the model
+    # is built (sglang 0.5.5 srt/models/llama4.py:218), so the engine exits at start and the pod crash-loops.
     "runtimes/srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml": {"tp-heads"},
 }
 SERVING = ("volume-mount-undefined", "gpu-parallelism", "probe-target", "router-discovery", "pd-pairing")

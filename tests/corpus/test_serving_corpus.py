@@ -54,8 +54,8 @@ EXPECTED = {
     # 16 GPUs in one pod (--tp 16): no node of 8 GPUs holds it (the srt-llama-4-maverick finding).
     ("srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 82, 27, "warning", "gpu-parallelism"),
     # The same runtime's --tp 16 against Llama 4 Maverick's 40 attention heads (8 KV heads; modelconfig/llama4.json's
-    # text_config): SGLang's QKVParallelLinear asserts 40 % 16 == 0 as it builds the model, so the engine never starts
-    # (the tp-heads example). An attention size of 8 (or 40) fits.
+    # text_config): SGLang's Llama 4 attention asserts that 16 divides 40 as it builds the model (sglang 0.5.5
+    # srt/models/llama4.py:218), so the engine never starts (the tp-heads example). 8 (or 40) fits.
     ("srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 56, 11, "error", "tp-heads"),
     # srt-qwen-image-edit serves Qwen/Qwen-Image-Edit but answers as Qwen/Qwen-Image, model qwen-image's repository:
     # a copy of Qwen-Image-rt.yaml's name (clients asking for qwen-image-edit get a 404).

@@ -2,13 +2,14 @@
 
 Both engines shard attention by heads. vLLM refuses a tensor-parallel size that does not divide the model's
 attention heads before it loads anything (``ModelConfig.verify_with_parallel_config``, ``vllm/config/model.py``:
-"Total number of attention heads (H) must be divisible by tensor parallel size (T)"). Both build the QKV projection
-with ``QKVParallelLinear`` (vLLM ``vllm/model_executor/layers/linear.py``, SGLang
-``python/sglang/srt/layers/linear.py``), which divides the heads by the size and, for the KV heads, divides them by
-the size when there are at least as many, else the size by them (each KV head then replicated): ``divide`` asserts
-"X is not divisible by Y" otherwise. SGLang's attention size is ``--tp-size``, or ``--tp-size / --dp-size`` with
-``--enable-dp-attention`` (``get_attention_tp_size``, ``layers/dp_attention.py``; ``models/llama4.py`` passes it
-to ``QKVParallelLinear``). vLLM's data parallelism replicates the model, so its attention size is
+"Total number of attention heads (H) must be divisible by tensor parallel size (T)"). Both engines' attention layers
+then assert that the size divides the heads, and divides the KV heads when there are at least as many, else is a
+multiple of them (each KV head replicated): sglang 0.5.5 ``srt/models/llama.py:129-139``,
+``srt/models/llama4.py:217-228``, and ``QKVParallelLinear`` (``srt/layers/linear.py:816-822``, whose ``divide``
+asserts "X is not divisible by Y", ``srt/distributed/utils.py:21-30``); vLLM's ``QKVParallelLinear``
+(``vllm/model_executor/layers/linear.py``) the same. SGLang's attention size is ``--tp-size``, or
+``--tp-size / --dp-size`` with ``--enable-dp-attention`` (``compute_dp_attention_world_info``,
+``srt/layers/dp_attention.py:227-235``). vLLM's data parallelism replicates the model, so its attention size is
 ``--tensor-parallel-size``. Either way the engine stops at start and the pod crash-loops.
 
 The heads are the model's facts (``load.modelfacts``): its ``spec.modelConfiguration`` or the ``--model-metadata``
@@ -93,10 +94,7 @@ def _finding(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> 
         stops = f"ValueError: Total number of attention heads ({heads}) must be divisible by tensor parallel size"
         stops = f"vLLM refuses it at start ({stops} ({size}))"
     else:
-        dividend, divisor = (heads, size) if heads % size else (max(size, kv_heads or 0), min(size, kv_heads or 0))
-        stops = (
-            f"{launch.engine} stops while building the model (AssertionError: {dividend} is not divisible by {divisor})"
-        )
+        stops = f"{launch.engine} exits on an AssertionError while building the attention layers"
     kv = f" and {kv_heads} KV heads" if kv_heads is not None else ""
     place: Place | None = first(view, pod.option_place("tp"), pod.option_place("dp") if "/" in how else None)
     return Finding(
