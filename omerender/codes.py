@@ -358,6 +358,12 @@ GPU_PARALLELISM = _code(
     "the GPUs an engine's parallelism starts differ from the pod's GPU limit, or --nnodes from the group size",
     "SGLang server_args.py, vLLM arg_utils.py",
 )
+TP_HEADS = _code(
+    "tp-heads",
+    ERROR,
+    "an engine's attention tensor parallelism does not divide the model's attention heads, or its KV heads evenly",
+    "vLLM ModelConfig.verify_with_parallel_config; vLLM and SGLang QKVParallelLinear",
+)
 PROBE_TARGET = _code(
     "probe-target",
     ERROR,
@@ -400,7 +406,8 @@ IGNORE_CHECK = _code(
     "an ignore-check.omerender.io annotation without a reason, or naming no check it can silence",
 )
 SERVING_CHECKS = frozenset(
-    {GPU_PARALLELISM, PROBE_TARGET, ROUTER_DISCOVERY, PD_PAIRING, SHM_MISSING, SERVED_MODEL_NAME} | {GPU_MEMORY_FIT}
+    {GPU_PARALLELISM, TP_HEADS, PROBE_TARGET, ROUTER_DISCOVERY, PD_PAIRING, SHM_MISSING, SERVED_MODEL_NAME}
+    | {GPU_MEMORY_FIT}
 )
 UNSILENCEABLE = frozenset({VOLUME_MOUNT_UNDEFINED})
 

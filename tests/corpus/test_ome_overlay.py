@@ -3,10 +3,12 @@ what OME's model agent reads where it matters to matching. Skipped when ../share
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -126,3 +128,44 @@ def test_bytes_per_parameter_of_shipped_models() -> None:
     assert sizes["gpt-oss-120b"] is None
     assert sizes["llama-3-1-70b-instruct"] == 2.0
     assert sizes["llama-3-3-70b-instruct"] is None  # the architecture only: its own dtype is not read here
+
+
+def _facts_script() -> Any:
+    """scripts/ome_model_facts.py, which reads OME's test configs and holds the published totals."""
+    spec = importlib.util.spec_from_file_location("ome_model_facts", REPO / "scripts" / "ome_model_facts.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # its dataclasses look their module up
+    spec.loader.exec_module(sys.modules[spec.name])
+    return sys.modules[spec.name]
+
+
+def test_every_shipped_count_is_within_the_tolerance_of_a_published_total() -> None:
+    """A count reaches the overlay only when OME's config-only reading lies within 10% of the model's published total
+    (scripts/ome_model_facts.py's PUBLISHED, each entry citing the page it was read at): no stand-in, no estimate of
+    another size."""
+    script = _facts_script()
+    by_model = {model: name for name, (models, _) in script.MAPPING.items() for model, _ in models}
+    shipped = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))["models"]
+    checked = 0
+    for model, entry in sorted(shipped.items()):
+        count = parse_parameter_count((entry.get("modelConfiguration") or {}).get("parameter_count"))
+        if count is None:
+            continue
+        published = script.PUBLISHED[by_model[model]]
+        assert abs(count - published) <= script.TOLERANCE * published, (model, count, published)
+        checked += 1
+    assert checked == 41
+
+
+def test_every_published_total_names_its_source() -> None:
+    """Each PUBLISHED entry is for a mapped config file and has a URL on its line or in the comment just above."""
+    script = _facts_script()
+    assert set(script.PUBLISHED) <= set(script.MAPPING)
+    lines = (REPO / "scripts" / "ome_model_facts.py").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("PUBLISHED: dict[str, int] = {"))
+    end = next(i for i in range(start, len(lines)) if lines[i] == "}")
+    for i in range(start + 1, end):
+        if lines[i].lstrip().startswith('"'):
+            cited = [lines[i]] + [lines[j] for j in range(i - 1, start, -1) if lines[j].lstrip().startswith("#")][:1]
+            assert any("http" in line for line in cited), lines[i]

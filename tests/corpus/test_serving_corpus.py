@@ -30,6 +30,7 @@ NAMESPACE = "corpus"
 SERVING = ("volume-mount-undefined", "gpu-parallelism", "probe-target", "router-discovery", "pd-pairing")
 SERVING += ("shm-missing", "served-model-name", "ignore-check")
 SERVING += ("gpu-memory-fit",)
+SERVING += ("tp-heads",)
 DUPLICATES = {  # the second file of a runtime name defined twice (omerender keeps the first; test_ome_corpus.py)
     "srt/Qwen/qwen2-5-32b-instruct-rt.yaml",
     "srt/Qwen/qwen3-embedding-0-6b-rt.yaml",
@@ -53,6 +54,10 @@ EXPECTED = {
     ("srt/e5-mistral-7b-instruct-rt.yaml", 86, 17, "error", "probe-target"),
     # 16 GPUs in one pod (--tp 16): no node of 8 GPUs holds it (the srt-llama-4-maverick finding).
     ("srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 82, 27, "warning", "gpu-parallelism"),
+    # The same runtime's --tp 16 against Llama 4 Maverick's 40 attention heads (8 KV heads; modelconfig/llama4.json's
+    # text_config): SGLang's Llama 4 attention asserts that 16 divides 40 as it builds the model (sglang 0.5.5
+    # srt/models/llama4.py:218), so the engine never starts (the tp-heads example). 8 (or 40) fits.
+    ("srt/meta/llama-4-maverick-17b-128e-instruct-rt.yaml", 56, 11, "error", "tp-heads"),
     # srt-qwen-image-edit serves Qwen/Qwen-Image-Edit but answers as Qwen/Qwen-Image, model qwen-image's repository:
     # a copy of Qwen-Image-rt.yaml's name (clients asking for qwen-image-edit get a 404).
     ("srt/Qwen/Qwen-Image-Edit-rt.yaml", 61, 11, "warning", "served-model-name"),

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from omerender.verify.serving.checks import discovery, memory, pairing, parallelism, probes, served_name, shm, volumes
+from omerender.verify.serving.checks import (
+    discovery,
+    heads,
+    memory,
+    pairing,
+    parallelism,
+    probes,
+    served_name,
+    shm,
+    volumes,
+)
 from omerender.verify.serving.finding import Check
 
 CHECKS: tuple[Check, ...] = (
     volumes.CHECK,
     parallelism.CHECK,
+    heads.CHECK,
     probes.CHECK,
     discovery.CHECK,
     pairing.CHECK,
