@@ -1,8 +1,9 @@
-"""Issue 33's repository, built for a test: OME's vendored runtimes and models with their upstream kustomizations
-under ``platform/`` (copied from ../shared/ome when the test runs, never committed), ``platform/profiles`` with three
-profiles and eight thin children (two-level chains), three teams under ``apps/`` (team-b's ``sglang-profile``
-ServingRuntime shadows the cluster one; team-a's pinned InferenceService has its ``omerender.lock``; team-c is a
-kustomize folder) and one ``.omerender.yaml`` naming ``platform`` as the search path.
+"""Issue 33's repository, built for a test (every test area imports it from here): OME's vendored runtimes and
+models with their upstream kustomizations under ``platform/`` (copied from ../shared/ome when the test runs, never
+committed), ``platform/profiles`` with three profiles and eight thin children (two-level chains), three teams under
+``apps/`` (team-b's ``sglang-profile`` ServingRuntime shadows the cluster one; team-a's pinned InferenceService has
+its ``omerender.lock``; team-c is a kustomize folder) and one ``.omerender.yaml`` naming ``platform`` as the search
+path.
 
 Team a and team c each hold two flat namespaced ServingRuntimes of one engine: what ``factor`` turns into children.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 OME = REPO.parent / "shared" / "ome"
 APPS = ("apps/team-a", "apps/team-b", "apps/team-c")
 
