@@ -321,3 +321,31 @@ def ome_repository(root: Path) -> Path:
     finally:
         os.chdir(here)
     return root
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in ``root`` (a fixed identity, no user configuration) and return its output."""
+    import subprocess
+
+    env = ["-c", "user.name=omerender-tests", "-c", "user.email=tests@example.org", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(["git", *env, "-C", str(root), *args], check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+def committed_repository(root: Path) -> Path:
+    """``ome_repository`` as a git repository: everything committed on ``main``, then a branch ``pr`` checked out
+    (the pull request's work tree)."""
+    ome_repository(root)
+    shutil.rmtree(root / ".git")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    return root
+
+
+def profile_change(root: Path, value: str = "INFO") -> None:
+    """The pull request of issue 33: ``NCCL_DEBUG`` of ``sglang-profile`` changes, committed on ``pr``."""
+    profile = root / "platform" / "profiles" / "sglang-profile.yaml"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("value: WARN", f"value: {value}"), encoding="utf-8")
+    git(root, "commit", "-q", "-am", "NCCL_DEBUG")
