@@ -141,6 +141,9 @@ def _sides(request: DiffRequest, scratch: str) -> tuple[_Side, _Side, list[Diagn
     old_paths = [*extracted, *(STDIN for p in new_given if p == STDIN)]
     old_search = tuple(base.settings.search_path)
     old = _Side(old_paths, *sides(old_paths, old_search, None), base.settings)
+    own = lock_path(base.settings, old_paths)  # beside a PATH that is a file: not extracted with it
+    if is_within(os.path.abspath(own), os.path.abspath(scratch)):
+        checkout.path(own, folder=False, scratch=True)
     return old, _Side(new_given, *sides(new_given, search, None), settings), base.problems
 
 

@@ -159,3 +159,11 @@ def test_diff_takes_the_shared_lock_file_option(repo: Path, run_cli) -> None:
     _, report, stderr = _json(run_cli, "--against", "main", "apps", "--lock-file", "apps/none.lock")
     assert "team-a/batch" in [r["inferenceService"] for r in report["rollouts"]], "no lock: it follows its runtime"
     assert "runtime-not-locked" in stderr
+
+
+def test_the_lock_beside_the_paths_is_read_at_the_ref(repo: Path, run_cli) -> None:
+    """The PATHS are a file and a folder of apps/team-a: its lock is not under them, and is read at the ref."""
+    paths = ("apps/team-a/inference-services.yaml", "apps/team-a/runtimes")
+    code, report, stderr = _json(run_cli, "--against", "main", *paths)
+    assert code == 1 and [d["inferenceService"] for d in report["drifting"]] == ["team-a/batch"]
+    assert "runtime-not-locked" not in stderr
