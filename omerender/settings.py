@@ -168,7 +168,7 @@ SETTINGS: tuple[Spec, ...] = (
         default=None,
         help="The lock file [default: omerender.lock in the deepest folder that holds every PATH].",
         routes=EVERY,
-        commands=("build", "status", "effective", "lock", "tree", "graph", "factor"),
+        commands=("build", "status", "effective", "lock", "diff", "tree", "graph", "factor"),
     ),
     Spec(
         stem="validate",

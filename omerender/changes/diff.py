@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from omerender import ome
@@ -31,6 +33,7 @@ from omerender.changes.report import (
 )
 from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.lifecycle.settle import Effective
+from omerender.load.obj import Obj
 from omerender.resolve import origin
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import is_profile
@@ -197,20 +200,86 @@ def _objects_changed(
     return tuple(objects)
 
 
+@dataclass(frozen=True)
+class SideView:
+    """What ``compare`` reads of one side: each runtime's revision (``runtimes``), the profiles, the runtimes
+    a PATH holds (``owned``: the others were read only on a search path), and per InferenceService (namespace/name)
+    its settled record and rendered objects. A side built once per lock is the union of one view per lock."""
+
+    runtimes: dict[str, str]
+    profiles: frozenset[str]
+    owned: frozenset[str]
+    records: dict[str, Effective]
+    objects: dict[str, dict[str, dict[str, Any]]]
+    isvcs: frozenset[str]
+
+
+def view(
+    result: BuildResult, searched: Callable[[Obj], bool] = lambda _: False, only: Collection[str] | None = None
+) -> SideView:
+    """``result`` as ``compare`` reads it; ``searched``: the objects read only on a search path; ``only``: the
+    InferenceServices to keep (None: all)."""
+    isvcs = {isvc_key(i) for i in result.universe.isvcs.values()}
+    kept = isvcs if only is None else isvcs & set(only)
+    runtimes = result.universe.all_runtimes()
+    return SideView(
+        runtimes=runtime_revisions(result),
+        profiles=frozenset(runtime_key(r) for r in runtimes if is_profile(r)),
+        owned=frozenset(runtime_key(r) for r in runtimes if not searched(r)),
+        records={k: r for k, r in result.lifecycle.records.items() if k in kept},
+        objects={k: o for k, o in _objects_by_isvc(result).items() if k in kept},
+        isvcs=frozenset(kept),
+    )
+
+
+def merged(views: Sequence[SideView]) -> SideView:
+    """One side from the views of its builds (one per lock), each holding other InferenceServices; the runtimes
+    are the first view's (a lock changes no runtime's merged spec)."""
+    first = views[0]
+    return SideView(
+        runtimes=first.runtimes,
+        profiles=first.profiles,
+        owned=first.owned,
+        records={k: r for v in views for k, r in v.records.items()},
+        objects={k: o for v in views for k, o in v.objects.items()},
+        isvcs=frozenset(k for v in views for k in v.isvcs),
+    )
+
+
+def _used(side: SideView, compared: set[str]) -> set[str]:
+    """The runtimes (keys) in the chains the ``compared`` InferenceServices of ``side`` render from."""
+    used: set[str] = set()
+    for key in compared:
+        record = side.records.get(key)
+        if record is None or record.runtime is None:
+            continue
+        used.add(record.runtime_key)
+        used.update(runtime_key(r) for r in (record.live.runtimes if record.live is not None else ()))
+    return used
+
+
 def compare(old: BuildResult, new: BuildResult, hidden: set[str] | frozenset[str] = frozenset()) -> DiffReport:
     """``hidden``: InferenceServices (namespace/name) left out, such as those found on a --search-path."""
-    revs_old, revs_new = runtime_revisions(old), runtime_revisions(new)
+    return compare_views(view(old), view(new), hidden)
+
+
+def compare_views(old: SideView, new: SideView, hidden: set[str] | frozenset[str] = frozenset()) -> DiffReport:
+    """The report between two sides. A runtime read only on a search path is reported when the chain of a
+    compared InferenceService holds it (on either side): what a search path changes that no PATH renders is not
+    the PATHS' change."""
+    revs_old, revs_new = old.runtimes, new.runtimes
     # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do.
-    added_profiles = {runtime_key(r) for r in new.universe.all_runtimes() if is_profile(r)} - revs_old.keys()
+    added_profiles = new.profiles - revs_old.keys()
+    isvcs_old = set(old.isvcs) - hidden
+    isvcs_new = set(new.isvcs) - hidden
+    shown = old.owned | new.owned | _used(old, isvcs_old) | _used(new, isvcs_new)
     runtimes = tuple(
         RuntimeChange(key, revs_old.get(key), revs_new.get(key))
         for key in sorted(revs_old.keys() | revs_new.keys())
-        if revs_old.get(key) != revs_new.get(key) and key not in added_profiles
+        if revs_old.get(key) != revs_new.get(key) and key not in added_profiles and key in shown
     )
-    rec_old, rec_new = old.lifecycle.records, new.lifecycle.records
-    objs_old, objs_new = _objects_by_isvc(old), _objects_by_isvc(new)
-    isvcs_old = {isvc_key(i) for i in old.universe.isvcs.values()} - hidden
-    isvcs_new = {isvc_key(i) for i in new.universe.isvcs.values()} - hidden
+    rec_old, rec_new = old.records, new.records
+    objs_old, objs_new = old.objects, new.objects
     rollouts: list[Rollout] = []
     drifting: list[Drifting] = []
     broken: list[Broken] = []

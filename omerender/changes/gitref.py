@@ -10,7 +10,7 @@ from pathlib import Path
 
 from omerender.constants import STDIN
 from omerender.errors import UsageError
-from omerender.paths import resolves_within
+from omerender.paths import is_within, resolves_within
 
 
 class GitError(UsageError):
@@ -35,6 +35,54 @@ def _exists(top: str, ref: str, rel: str) -> bool:
     return True
 
 
+class Checkout:
+    """The repository holding the first of the diff's PATHS as it is at ``ref``, extracted on demand under ``dest``
+    (which mirrors the work tree: ``dest/REL`` is ``REL`` at ``ref``). Only paths inside the work tree are read
+    from git; nothing is written outside ``dest``."""
+
+    def __init__(self, first: str, ref: str, dest: str) -> None:
+        start = Path(first).resolve()
+        self.top = _git(str(start if start.is_dir() else start.parent), "rev-parse", "--show-toplevel").decode().strip()
+        self.commit = _git(self.top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
+        self.dest = dest
+        self._done: list[str] = []  # the paths extracted (relative to the top), each once
+
+    def relative(self, given: str, scratch: bool = False) -> str | None:
+        """``given`` relative to the top: a working-tree path, or with ``scratch`` one named under ``dest`` (the
+        GIT_REF side's settings file names such paths); None when it is outside."""
+        if scratch:
+            lexical = os.path.normpath(os.path.abspath(given))
+            inside = is_within(lexical, os.path.abspath(self.dest))
+            return os.path.relpath(lexical, os.path.abspath(self.dest)) if inside else None
+        if not resolves_within(given, self.top):
+            return None
+        return os.path.relpath(Path(given).resolve(), self.top)
+
+    def exists(self, rel: str) -> bool:
+        """Whether ``rel`` (relative to the top) exists at ``ref``."""
+        return _exists(self.top, self.commit, rel)
+
+    def path(self, given: str, folder: bool = True, scratch: bool = False) -> str:
+        """Where ``given`` (``relative``) is at ``ref`` under ``dest``, extracted (once). Absent at ``ref``: an empty
+        folder when ``folder`` (a tree added since), else nothing there. Raises ``GitError`` for a path outside the
+        work tree."""
+        rel = self.relative(given, scratch)
+        if rel is None:
+            raise GitError(f"{given} is outside the git work tree {self.top}")
+        target = Path(self.dest) / rel
+        if any(done in (rel, ".") or rel.startswith(done + os.sep) for done in self._done):
+            return str(target)
+        if not self.exists(rel):
+            if folder:
+                target.mkdir(parents=True, exist_ok=True)
+            return str(target)
+        data = _git(self.top, "archive", "--format=tar", self.commit, "--", rel)
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            archive.extractall(self.dest, filter="data")
+        self._done.append(rel)
+        return str(target)
+
+
 def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
     """Extract each of ``paths`` as it is at ``ref`` under ``dest``; return the extracted paths.
 
@@ -43,20 +91,5 @@ def paths_at(paths: list[str], ref: str, dest: str) -> list[str]:
     local = [p for p in paths if p != STDIN]
     if not local:
         raise GitError("--against needs paths inside a git work tree, not stdin")
-    first = Path(local[0]).resolve()
-    top = _git(str(first if first.is_dir() else first.parent), "rev-parse", "--show-toplevel").decode().strip()
-    commit = _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
-    out: list[str] = []
-    for given in local:
-        if not resolves_within(given, top):
-            raise GitError(f"{given} is outside the git work tree {top}")
-        rel = os.path.relpath(Path(given).resolve(), top)
-        target = Path(dest) / rel
-        if not _exists(top, commit, rel):
-            target.mkdir(parents=True, exist_ok=True)
-        else:
-            data = _git(top, "archive", "--format=tar", commit, "--", rel)
-            with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-                archive.extractall(dest, filter="data")
-        out.append(str(target))
-    return out
+    checkout = Checkout(local[0], ref, dest)
+    return [checkout.path(given) for given in local]

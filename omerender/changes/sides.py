@@ -46,20 +46,26 @@ def two_sides(
     return [paths[0]], [paths[1]]
 
 
-def sides(paths: list[str], search_path: tuple[str, ...], against: list[str] | None) -> tuple[list[str], list[str]]:
+def sides(
+    paths: list[str], search_path: tuple[str, ...], against: list[str] | None, other: list[str] | None = None
+) -> tuple[list[str], list[str]]:
     """The inputs of one side of a diff and the roots whose objects only resolve (not compared).
 
     ``paths`` are the diffed paths of the working tree; ``against`` the same paths extracted at
     GIT_REF (or None). A --search-path inside a diffed path is already read with it (at GIT_REF for
-    the old side); any other is read from the working tree, as given.
+    the old side); any other is read from the working tree, as given, unless it lies inside a PATH of the
+    ``other`` side and under none of this side's: every file of it is the other side's, so this side does not
+    read it (and does not call it empty).
     """
     inputs = list(against if against is not None else paths)
     roots: list[str] = []
+    theirs = [p for p in other or () if p != "-"]
     for given in search_path:
         found = holder(given, paths)
         if found is None:
-            inputs.append(given)
-            roots.append(given)
+            if holder(given, theirs) is None:
+                inputs.append(given)
+                roots.append(given)
         elif against is None:
             roots.append(given)
         else:

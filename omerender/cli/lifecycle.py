@@ -129,11 +129,15 @@ def diff(paths: tuple[str, ...], settings: Settings, options: DiffOptions) -> No
     Exit 0: no change; 1: changes; 2: usage error (bad options, a bad git ref);
     4: a tree does not build (the report still lists what no longer renders).
 
-    --model-metadata and --search-path apply to both sides; the --model-metadata file is always read
-    from the working tree.
-    A --search-path is read from the working tree, also for the GIT_REF side of --against, unless it
-    lies inside one of the diffed PATHS: then each side reads it with that path (at GIT_REF for the
-    old side). InferenceServices found only there (under no diffed PATH) are not compared.
+    Each side is rendered with its own tree. With --against, the GIT_REF side reads everything at
+    GIT_REF: the PATHS, its own settings file (.omerender.yaml as it was there), the search paths, the
+    --model-metadata file and its locks; the options given on the command line or in OMERENDER_*
+    variables apply to both sides. Otherwise --search-path and --model-metadata apply to both sides as
+    given. InferenceServices found only on a search path (under no diffed PATH) are not compared; a
+    runtime found only there is listed when a compared InferenceService's chain holds it.
+    Each InferenceService renders with the lock a build of its app reads: the omerender.lock nearest
+    above its file (up to its PATH), else the one beside the PATHS; --lock-file names one for all.
+    -v says the settings file, search paths and locks each side read.
     """
     from omerender.commands.diff import DiffRequest, run  # the core: only when the command runs (start-up)
 

@@ -57,7 +57,7 @@ def refuse_reports_in_input(settings: Settings, inputs: list[str], command: str)
 def report_outcome(outcome: Outcome[Any], settings: Settings) -> None:
     """The outcome's diagnostics reported with the run's report settings (its builds' subjects for JUnit and
     GitLab), then its notes."""
-    report_settings(outcome.diagnostics, settings, *outcome.builds)
+    report_settings(outcome.diagnostics, settings, *outcome.builds, elsewhere=outcome.elsewhere)
     say(outcome.notes)
 
 

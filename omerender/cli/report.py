@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from omerender.result import Resolved
 
 
+ON_FILES = ("github", "sarif", "gitlab")  # the reports whose findings a CI system puts on the files they name
+
+
 def report(
     diagnostics: list[Diagnostic],
     formats: tuple[str, ...],
@@ -29,10 +32,12 @@ def report(
     max_errors: int | None,
     verbose: int,
     subjects: Callable[[], Sequence[Subject]] = tuple,
+    elsewhere: str | None = None,
 ) -> None:
     """Every report asked for: each ``FMT=FILE`` to its file, the one bare FMT (text if none) to ``report_file``
     or stderr. ``subjects`` gives the runtimes and InferenceServices, called only when ``junit`` or ``gitlab``
-    is asked for."""
+    is asked for. ``elsewhere``: the prefix of paths naming files of another revision (``diff --against``'s
+    ``REF:``), left out of the reports that annotate files of the checked-out tree (github, sarif, gitlab)."""
     from omerender.output.reporters import render_report  # only when a report is made (start-up)
 
     shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
@@ -47,8 +52,13 @@ def report(
     ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
     repo = repo_root() if any(fmt not in ("text", "json") for fmt, _ in [(bare[0], None), *named]) else None
     for fmt, file in [(bare[0], report_file), *named]:
+        listed = (
+            shown
+            if elsewhere is None or fmt not in ON_FILES
+            else [d for d in shown if not d.path.startswith(elsewhere)]
+        )
         text = render_report(
-            fmt, shown, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log, repo=repo
+            fmt, listed, max_errors=max_errors, tool_version=__version__, subjects=cases, ci_log=ci_log, repo=repo
         )
         if file:
             from omerender.output.writer import write_file  # its writer threads, only for a report file
@@ -79,9 +89,11 @@ def subjects_of(*results: Resolved) -> Callable[[], Sequence[Subject]]:
     return read
 
 
-def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results: Resolved) -> None:
+def report_settings(
+    diagnostics: list[Diagnostic], settings: Settings, *results: Resolved, elsewhere: str | None = None
+) -> None:
     """``report`` with the run's report settings; ``results``: the builds whose subjects a junit report lists
-    (the last one is what ``-v``'s summary counts)."""
+    (the last one is what ``-v``'s summary counts); ``elsewhere``: as ``report`` takes it."""
     if results:
         count_read(results[-1])
     report(
@@ -91,4 +103,5 @@ def report_settings(diagnostics: list[Diagnostic], settings: Settings, *results:
         settings.max_errors,
         settings.verbose,
         subjects_of(*results),
+        elsewhere,
     )

@@ -1,11 +1,15 @@
 """``diff``: which runtimes' merged specs change between two trees, and which InferenceServices roll out.
 
-Each side is given its roots (``OLD NEW``, ``--old``/``--new``, or PATHS on both sides with ``--against GIT_REF``,
-whose side git extracts into a scratch folder: a ref git cannot read is a usage problem). A search path inside a
-diffed PATH is read with it (at GIT_REF for that side); any other is read from the working tree, and the files it
-reaches under the other side's PATHS are skipped (they are that side's). Each side is built with the lock beside
-its own PATHS; the InferenceServices found only on a search path are not compared. The old side's diagnostics
-about extracted files are named ``GIT_REF:path``.
+Each side is given its roots (``OLD NEW``, ``--old``/``--new``, or PATHS on both sides with ``--against GIT_REF``).
+Each side is rendered with its own tree. With ``--against``, the GIT_REF side reads everything at GIT_REF (git
+extracts it into a scratch folder: a ref git cannot read is a usage problem): its PATHS, its own settings file
+(``changes.base_settings``: as untrusted as the working tree's), the search paths and the files the settings name,
+and its locks. Without it, a search path is read from the working tree and the files it reaches under the other
+side's PATHS are the other side's (a search path inside the other side's PATHS is not read at all). Each
+InferenceService renders with the lock a build of its app reads (``changes.locks``; one ``--lock-file`` for all).
+The InferenceServices found only on a search path are not compared, and a runtime found only there is reported
+when a compared InferenceService's chain holds it. The old side's diagnostics about extracted files are named
+``GIT_REF:path``.
 
 Verdict: ``TREE_BROKEN`` (exit 4) when a side does not build (the report still lists what no longer renders),
 ``FINDINGS`` when anything changes, else ``OK``.
@@ -14,35 +18,38 @@ Verdict: ``TREE_BROKEN`` (exit 4) when a side does not build (the report still l
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from omerender.changes.diff import compare
-from omerender.changes.gitref import GitError, paths_at
+from omerender.changes.base_settings import base_settings
+from omerender.changes.diff import SideView, compare_views, merged, view
+from omerender.changes.gitref import Checkout, GitError
+from omerender.changes.locks import by_lock
 from omerender.changes.report import DiffReport
 from omerender.changes.sides import others_files, relabel, searched_isvcs, sides, two_sides
 from omerender.commands.outcome import Note, Outcome, Verdict
-from omerender.commands.request import build_options
-from omerender.constants import DEFAULT_KUBE_VERSION
-from omerender.diagnostics import Diagnostic, sorted_unique
-from omerender.lifecycle.lock import default_path
+from omerender.commands.request import build_options, lock_path
+from omerender.constants import DEFAULT_KUBE_VERSION, STDIN
+from omerender.diagnostics import Diagnostic, has_errors, sorted_unique
+from omerender.lifecycle.lock import isvc_key
 from omerender.output.emit import only_searched
 from omerender.output.leftovers import scratch as scratch_folder
+from omerender.paths import is_within
 from omerender.pipeline import build
-from omerender.result import BuildOptions, BuildResult
+from omerender.result import BuildResult
 from omerender.settings import Settings
 
 
 @dataclass(frozen=True)
 class DiffRequest:
     """The roots of each side (``old``, ``new``; with ``git_ref`` both are the PATHS, the old side read at
-    GIT_REF), the search paths both sides read, and the build's options (each side places its own lock)."""
+    GIT_REF) and the working tree's settings (the GIT_REF side reads its own settings file at GIT_REF)."""
 
     old: tuple[str, ...]
     new: tuple[str, ...]
     git_ref: str | None
-    search_paths: tuple[str, ...]
-    options: BuildOptions
+    settings: Settings
     stdin: Callable[[], bytes] = lambda: b""
 
     @classmethod
@@ -59,12 +66,7 @@ class DiffRequest:
         """``paths``: OLD NEW, or with ``git_ref`` the paths to compare; ``old``/``new``: ``--old``/``--new``.
         Raises ``UsageError`` for a combination that names no two sides."""
         old_given, new_given = two_sides(tuple(paths), tuple(old), tuple(new), git_ref)
-        options = build_options(settings, new_given, kube_version=DEFAULT_KUBE_VERSION)
-        return cls(tuple(old_given), tuple(new_given), git_ref, tuple(settings.search_path), options, stdin)
-
-    def options_for(self, paths: Sequence[str]) -> BuildOptions:
-        """The build's options for a side whose PATHS are ``paths``: its lock is the one beside them."""
-        return dataclasses.replace(self.options, lock_file=default_path(list(paths)))
+        return cls(tuple(old_given), tuple(new_given), git_ref, settings, stdin)
 
 
 @dataclass(frozen=True)
@@ -76,49 +78,114 @@ class Diffed:
 
 
 @dataclass(frozen=True)
-class _Sides:
-    old: BuildResult
-    new: BuildResult
-    hidden: set[str]  # InferenceServices found only on a search path: not compared
-    old_diagnostics: list[Diagnostic]  # named GIT_REF:path for the extracted files
+class _Side:
+    """What one side reads: its PATHS (as read: extracted for the GIT_REF side), every input, the roots that only
+    resolve, its settings, and the files it leaves to the other side."""
+
+    paths: list[str]
+    inputs: list[str]
+    searched: list[str]
+    settings: Settings
+    skip: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Built:
+    result: BuildResult  # the build with the side's own lock
+    view: SideView  # what compare reads: each InferenceService with the lock of its app
+    diagnostics: list[Diagnostic]
+    locks: tuple[str, ...]  # the locks read
 
 
 def run(request: DiffRequest) -> Outcome[Diffed]:
     """Build both sides and compare them."""
     with scratch_folder("omerender-diff-") as scratch:  # what a killed diff left there is removed first
         try:
-            built = _sides_built(request, scratch)
+            old_side, new_side, problems = _sides(request, scratch)
         except GitError as exc:
             return Outcome(notes=[Note(f"--against {request.git_ref}: {exc}")], verdict=Verdict.USAGE)
-    old, new = built.old, built.new
-    shown = sorted_unique(built.old_diagnostics + new.diagnostics)  # in the order of every report, whatever the hash
-    report = compare(old, new, built.hidden)
-    if old.failed or new.failed:
+        old, new = _built(old_side, request.stdin), _built(new_side, request.stdin)
+        label = f"{request.git_ref}:" if request.git_ref else ""
+        old_diagnostics = relabel(problems + old.diagnostics, scratch, label) if label else old.diagnostics
+        notes = _said(request, old_side, new_side, (old, new), scratch) if request.settings.verbose else []
+    shown = sorted_unique(old_diagnostics + new.diagnostics)  # in the order of every report, whatever the hash
+    hidden = searched_isvcs(old.result, only_searched(old_side.searched, old_side.paths))
+    hidden |= searched_isvcs(new.result, only_searched(new_side.searched, new_side.paths))
+    report = compare_views(old.view, new.view, hidden)
+    if has_errors(old_diagnostics) or has_errors(new.diagnostics):
         verdict = Verdict.TREE_BROKEN
     else:
         verdict = Verdict.FINDINGS if report.changed else Verdict.OK
-    builds = (new,) if request.git_ref else (old, new)
-    return Outcome(Diffed(report, new), shown, verdict, builds=builds)
+    builds = (new.result,) if request.git_ref else (old.result, new.result)
+    elsewhere = f"{request.git_ref}:" if request.git_ref else None
+    return Outcome(Diffed(report, new.result), shown, verdict, notes, builds=builds, elsewhere=elsewhere)
 
 
-def _sides_built(request: DiffRequest, scratch: str) -> _Sides:
-    """Build the old and new side of the diff; the old one's diagnostics named ``GIT_REF:path``. Raises
-    ``GitError`` when git cannot extract the PATHS at GIT_REF."""
-    search = request.search_paths
+def _sides(request: DiffRequest, scratch: str) -> tuple[_Side, _Side, list[Diagnostic]]:
+    """What each side reads, and the problems of the GIT_REF side's settings file. Raises ``GitError`` when git
+    cannot extract the PATHS at GIT_REF."""
+    settings = request.settings
     new_given = list(request.new)
-    if request.git_ref is not None:
-        extracted = paths_at(new_given, request.git_ref, scratch)
-        old_paths, old_in = extracted, sides(new_given, search, extracted)
-    else:
-        old_paths, old_in = list(request.old), sides(list(request.old), search, None)
-    new_in = sides(new_given, search, None)
-    skip_old = others_files(search, old_paths, new_given)
-    skip_new = others_files(search, new_given, old_paths)
-    old = build(old_in[0], request.options_for(old_paths), request.stdin, skip_old)
-    new = build(new_in[0], request.options_for(new_given), request.stdin, skip_new)
-    # as build and status: what a side's PATH covers is that side's, even when a search path covers it too
-    hidden = searched_isvcs(old, only_searched(old_in[1], old_paths))
-    hidden |= searched_isvcs(new, only_searched(new_in[1], new_given))
-    git_ref = request.git_ref
-    diagnostics = relabel(old.diagnostics, scratch, f"{git_ref}:") if git_ref else old.diagnostics
-    return _Sides(old, new, hidden, diagnostics)
+    search = tuple(settings.search_path)
+    if request.git_ref is None:
+        old_given = list(request.old)
+        old_in, new_in = sides(old_given, search, None, new_given), sides(new_given, search, None, old_given)
+        old = _Side(old_given, *old_in, settings, others_files(search, old_given, new_given))
+        return old, _Side(new_given, *new_in, settings, others_files(search, new_given, old_given)), []
+    local = [p for p in new_given if p != STDIN]
+    if not local:
+        raise GitError("--against needs paths inside a git work tree, not stdin")
+    checkout = Checkout(local[0], request.git_ref, scratch)
+    extracted = [checkout.path(given) for given in local]
+    base = base_settings(settings, checkout, local[0])
+    old_paths = [*extracted, *(STDIN for p in new_given if p == STDIN)]
+    old_search = tuple(base.settings.search_path)
+    old = _Side(old_paths, *sides(old_paths, old_search, None), base.settings)
+    own = lock_path(base.settings, old_paths)  # beside a PATH that is a file: not extracted with it
+    if is_within(os.path.abspath(own), os.path.abspath(scratch)):
+        checkout.path(own, folder=False, scratch=True)
+    return old, _Side(new_given, *sides(new_given, search, None), settings), base.problems
+
+
+def _built(side: _Side, stdin: Callable[[], bytes]) -> _Built:
+    """Build ``side`` with its own lock and, for the InferenceServices whose app has a lock of its own (without
+    ``--lock-file``), once more per such lock."""
+    options = build_options(side.settings, side.paths, kube_version=DEFAULT_KUBE_VERSION)
+    result = build(side.inputs, options, stdin, side.skip)
+    searched = only_searched(side.searched, side.paths)
+    own = options.lock_file or lock_path(side.settings, side.paths)
+    groups = {} if side.settings.lock_file else by_lock(result, side.paths, own, searched)
+    if not groups:
+        return _Built(result, view(result, searched), list(result.diagnostics), (own,))
+    elsewhere = set().union(*groups.values())
+    theirs = _files(result, elsewhere)
+    views = [view(result, searched, only={isvc_key(i) for i in result.universe.isvcs.values()} - elsewhere)]
+    diagnostics = [d for d in result.diagnostics if d.path not in theirs]
+    for lock, keys in sorted(groups.items()):
+        again = build(side.inputs, dataclasses.replace(options, lock_file=lock), stdin, side.skip)
+        views.append(view(again, searched, only=keys))
+        files = _files(again, keys)
+        diagnostics += [d for d in again.diagnostics if d.path in files or d.path == lock]
+    return _Built(result, merged(views), sorted_unique(diagnostics), (own, *sorted(groups)))
+
+
+def _files(result: BuildResult, keys: set[str]) -> set[str]:
+    """The files holding the InferenceServices ``keys`` (namespace/name)."""
+    return {i.path for i in result.universe.isvcs.values() if isvc_key(i) in keys}
+
+
+def _said(request: DiffRequest, old: _Side, new: _Side, built: tuple[_Built, _Built], scratch: str) -> list[Note]:
+    """At ``-v``: the settings file, search paths and locks each side used."""
+    label = f"{request.git_ref}:" if request.git_ref else ""
+
+    def shown(path: str) -> str:
+        return label + os.path.relpath(path, scratch) if label and is_within(os.path.abspath(path), scratch) else path
+
+    notes = []
+    names = (f"{request.git_ref} (old)", "working tree (new)") if request.git_ref is not None else ("old", "new")
+    for name, side, done in ((names[0], old, built[0]), (names[1], new, built[1])):
+        config = shown(side.settings.config) if side.settings.config else "none"
+        search = ", ".join(shown(p) for p in side.settings.search_path) or "none"
+        locks = ", ".join(shown(p) for p in done.locks)
+        notes.append(Note(f"diff: {name} side: settings file {config}; search paths {search}; locks {locks}"))
+    return notes

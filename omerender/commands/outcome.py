@@ -69,6 +69,8 @@ class Outcome(Generic[P]):
     """A command's result: ``payload`` (what it shows; None when it shows nothing), the ``diagnostics`` to
     report, ``notes`` said after them, the ``verdict``, and the builds the reports describe (``builds``: the
     runtimes and InferenceServices a JUnit or GitLab report lists; the last one is what ``-v`` counts).
+    ``elsewhere``: the prefix of the diagnostics about files of another revision (``diff --against``'s ``REF:``),
+    which the reports that annotate files (github, sarif, gitlab) leave out.
 
     ``problem``: a usage problem found only once the inputs were read (``--runtime`` naming a runtime they do
     not hold): said after the diagnostics and notes, as click's usage error (verdict ``USAGE``)."""
@@ -79,6 +81,7 @@ class Outcome(Generic[P]):
     notes: list[Note] = field(default_factory=list)
     builds: tuple[Resolved, ...] = ()
     problem: UsageProblem | None = None
+    elsewhere: str | None = None  # diagnostics whose path starts with it name no file of the tree checked out
 
     @property
     def failed(self) -> bool:

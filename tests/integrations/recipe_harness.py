@@ -144,6 +144,30 @@ def ome_scratch(tmp_path: Path, change: str) -> Path:
     return _commit(work, change)
 
 
+def issue33_scratch(tmp_path: Path, change: str, settings: str | None = None) -> Path:
+    """Issue 33's repository (``tests/ome_repository.py``: OME's vendored folders, profiles, three teams, a settings
+    file naming ``platform`` as the search path, team-a's lock) as a pull request's checkout. The pull request's
+    commit: ``profile`` (``NCCL_DEBUG`` of ``sglang-profile``), ``break`` (team-b's child names a parent that does
+    not exist) or anything else (a note). ``settings``: the text of ``.omerender.yaml`` (default: the builder's)."""
+    from ome_repository import ome_repository
+
+    built = ome_repository(tmp_path / "built")
+    work = _start(tmp_path)
+    shutil.copytree(built, work, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+    if settings is not None:
+        (work / ".omerender.yaml").write_text(settings)
+    _branch(work)
+    if change == "profile":
+        profile = work / "platform" / "profiles" / "sglang-profile.yaml"
+        profile.write_text(profile.read_text().replace("value: WARN", "value: INFO"))
+    elif change == "break":
+        child = work / "apps" / "team-b" / "runtimes" / "team-b-llama-3-1-8b.yaml"
+        child.write_text(child.read_text().replace("inherit-from: sglang-profile", "inherit-from: sglang-profil"))
+    else:
+        (work / "NOTES.md").write_text("nothing about runtimes\n")
+    return _commit(work, change)
+
+
 FLAGS = """flags=""
 while [ $# -gt 0 ]; do case "$1" in -I|-E|-s|-S|-P|-B|-u) flags="$flags $1"; shift;; *) break;; esac; done
 """

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from lifecycle_helpers import ISVC, NEW_IMAGE, NS, OLD_IMAGE, edit
-from use_cases import diff, diff_data, diff_text, effective, effective_data, lock, said
+from use_cases import diff, diff_data, effective, effective_data, lock, said
 
 from omerender.commands.outcome import Verdict
 
@@ -116,7 +116,7 @@ def _git(cwd: Path, *args: str) -> None:
     )
 
 
-def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_paths(split, tmp_path):
+def test_diff_against_reads_every_search_path_at_the_ref(split, tmp_path):
     tree, shared = split
     repo = tmp_path / "repo"
     shutil.copytree(tree, repo / "manifests" / "app")
@@ -134,5 +134,10 @@ def test_diff_against_reads_a_search_path_at_the_ref_only_inside_the_diffed_path
     assert [r["inferenceService"] for r in report["rollouts"]] == [f"{NS}/{ISVC}", f"{NS}/other-team"]
     assert PROFILE in {r["runtime"] for r in report["runtimes"]}
 
+    # issue 33: a search path outside the PATHS is read at HEAD for the old side too, so its change shows, for the
+    # InferenceServices under the PATHS only (other-team lies only on the search path: not compared)
     outside = diff([app], git_ref="HEAD", search_path=(shared_now,))
-    assert (outside.verdict, diff_text(outside)) == (Verdict.OK, "No changes.\n"), said(outside)  # the working tree
+    assert outside.verdict is Verdict.FINDINGS, said(outside)
+    report = diff_data(outside)
+    assert [r["inferenceService"] for r in report["rollouts"]] == [f"{NS}/{ISVC}"]
+    assert PROFILE in {r["runtime"] for r in report["runtimes"]}

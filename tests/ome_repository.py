@@ -1,8 +1,9 @@
-"""Issue 33's repository, built for a test: OME's vendored runtimes and models with their upstream kustomizations
-under ``platform/`` (copied from ../shared/ome when the test runs, never committed), ``platform/profiles`` with three
-profiles and eight thin children (two-level chains), three teams under ``apps/`` (team-b's ``sglang-profile``
-ServingRuntime shadows the cluster one; team-a's pinned InferenceService has its ``omerender.lock``; team-c is a
-kustomize folder) and one ``.omerender.yaml`` naming ``platform`` as the search path.
+"""Issue 33's repository, built for a test (every test area imports it from here): OME's vendored runtimes and
+models with their upstream kustomizations under ``platform/`` (copied from ../shared/ome when the test runs, never
+committed), ``platform/profiles`` with three profiles and eight thin children (two-level chains), three teams under
+``apps/`` (team-b's ``sglang-profile`` ServingRuntime shadows the cluster one; team-a's pinned InferenceService has
+its ``omerender.lock``; team-c is a kustomize folder) and one ``.omerender.yaml`` naming ``platform`` as the search
+path.
 
 Team a and team c each hold two flat namespaced ServingRuntimes of one engine: what ``factor`` turns into children.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 OME = REPO.parent / "shared" / "ome"
 APPS = ("apps/team-a", "apps/team-b", "apps/team-c")
 
@@ -320,3 +321,31 @@ def ome_repository(root: Path) -> Path:
     finally:
         os.chdir(here)
     return root
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in ``root`` (a fixed identity, no user configuration) and return its output."""
+    import subprocess
+
+    env = ["-c", "user.name=omerender-tests", "-c", "user.email=tests@example.org", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(["git", *env, "-C", str(root), *args], check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+def committed_repository(root: Path) -> Path:
+    """``ome_repository`` as a git repository: everything committed on ``main``, then a branch ``pr`` checked out
+    (the pull request's work tree)."""
+    ome_repository(root)
+    shutil.rmtree(root / ".git")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    return root
+
+
+def profile_change(root: Path, value: str = "INFO") -> None:
+    """The pull request of issue 33: ``NCCL_DEBUG`` of ``sglang-profile`` changes, committed on ``pr``."""
+    profile = root / "platform" / "profiles" / "sglang-profile.yaml"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("value: WARN", f"value: {value}"), encoding="utf-8")
+    git(root, "commit", "-q", "-am", "NCCL_DEBUG")
