@@ -21,9 +21,11 @@ from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadResult, ParseMany, empty_inputs, load
 from omerender.load.serving_rules import ServingPolicy
+from omerender.load.unlisted import unlisted_objects
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
+from omerender.resolve.missing import names_missing
 from omerender.resolve.status import status_failed, status_list
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
@@ -211,9 +213,11 @@ def resolve_inputs(
     load_problems: list[Diagnostic],
     options: BuildOptions,
     lifecycle: Callable[[], Lifecycle] = Lifecycle,
+    paths: Sequence[str] = (),
 ) -> Resolved:
     """Everything before rendering: the overlay, the lock (``lifecycle``), input validation, the index and
-    every chain, whose errors the lifecycle words (``--keep-last-good``)."""
+    every chain, whose errors the lifecycle words (``--keep-last-good``). When an object names one the index
+    lacks, the files the kustomizations under ``paths`` leave out are looked through for it (``load.unlisted``)."""
     if options.model_metadata:
         from omerender.load.metadata import apply_overlay
 
@@ -223,6 +227,8 @@ def resolve_inputs(
     checked.diagnostics.extend(metadata_checks.metadata_problems(objects))
     universe, duplicates = index(checked.kept)
     universe.rejected = checked.rejected
+    if paths and names_missing(universe):
+        universe.unlisted = unlisted_objects(list(paths), options.run_budget(), options.namespace)
     chains, profile_problems = resolve_all(universe)
     chain_problems = settles.chain_problems(universe, chains) + profile_problems
     result = Resolved(universe, chains, lifecycle=settles)
@@ -258,7 +264,7 @@ def status(
     """
     with collector_paused():
         loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options))
-    result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
+    result = resolve_inputs(loaded.objects, loaded.diagnostics, options, paths=paths)
     lock, _, lock_problems = read(options.lock_file or default_path(paths), options.run_budget())
     diagnostics = sorted_unique(result.diagnostics + lock_problems)
     universe = result.universe
@@ -305,7 +311,7 @@ def resolve_build(
         path = options.lock_file or default_path(paths)
         return Lifecycle.load(path, options.keep_last_good, options.roll_forward, options.run_budget(), options.relock)
 
-    return resolve_inputs(objects, load_problems, options, lifecycle)
+    return resolve_inputs(objects, load_problems, options, lifecycle, paths)
 
 
 def render_all(resolved: Resolved, kube_version: str | None) -> BuildResult:
