@@ -20,6 +20,7 @@ from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadResult, ParseMany, empty_inputs, load
+from omerender.load.roots import only_searched
 from omerender.load.serving_rules import ServingPolicy
 from omerender.load.unlisted import unlisted_objects
 from omerender.render import modes
@@ -27,6 +28,7 @@ from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
 from omerender.resolve.missing import names_missing
 from omerender.resolve.status import status_failed, status_list
+from omerender.resolve.unused import spared
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
 from omerender.verify import lints
@@ -201,10 +203,15 @@ Built = TypeVar("Built", bound=Resolved)
 
 
 def checked_inputs(result: Built, loaded: LoadResult, paths: list[str], options: BuildOptions) -> Built:
-    """``result`` told which inputs could not be read (a partial universe) and which PATHS held no OME object."""
+    """``result`` told which inputs could not be read (a partial universe) and which PATHS held no OME object; an
+    error in a runtime only a search path holds and nothing under the PATHS uses is a warning (``resolve.unused``)."""
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
-    result.diagnostics = sorted_unique(result.diagnostics + empty)
+    diagnostics = result.diagnostics
+    if options.search_paths:
+        owned = only_searched(list(options.search_paths), list(options.paths))
+        diagnostics = spared(diagnostics, loaded.objects, result.universe, lambda obj: not owned(obj))
+    result.diagnostics = sorted_unique(diagnostics + empty)
     return result
 
 

@@ -26,7 +26,7 @@ from omerender.commands.request import build_options
 from omerender.constants import DEFAULT_KUBE_VERSION
 from omerender.diagnostics import Diagnostic, sorted_unique
 from omerender.lifecycle.lock import default_path
-from omerender.output.emit import only_searched
+from omerender.load.roots import only_searched
 from omerender.output.leftovers import scratch as scratch_folder
 from omerender.pipeline import build
 from omerender.result import BuildOptions, BuildResult
