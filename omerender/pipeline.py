@@ -273,8 +273,11 @@ def status(
         loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options))
     result = resolve_inputs(loaded.objects, loaded.diagnostics, options, paths=paths)
     lock, _, lock_problems = read(options.lock_file or default_path(paths), options.run_budget())
-    diagnostics = sorted_unique(result.diagnostics + lock_problems)
+    diagnostics = result.diagnostics + lock_problems
     universe = result.universe
+    if options.search_paths:  # as build: an error only a search path's unused runtime holds is a warning
+        diagnostics = spared(diagnostics, loaded.objects, universe, listed)
+    diagnostics = sorted_unique(diagnostics)
     last = last_chains(lock, universe.all_runtimes())
     listing = status_list(universe, result.chains, last)
     runtimes = {(r.namespace or "", r.kind, r.name): r for r in universe.all_runtimes()}
@@ -284,7 +287,7 @@ def status(
         return str(item["metadata"].get("namespace", "")), str(item["kind"]), str(item["metadata"]["name"])
 
     listing["items"] = [item for item in listing["items"] if key_of(item) in shown]
-    failed = status_failed(universe, result.chains) or has_errors(diagnostics)
+    failed = status_failed(universe, result.chains, listed) or has_errors(diagnostics)
     return StatusResult(
         listing,
         diagnostics,

@@ -163,3 +163,20 @@ def test_the_pre_commit_check_hook_entry_passes_then_fails_once_an_app_uses_it(t
     failed = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
     assert failed.returncode == 1
     assert "platform/broken.yaml:6:26: error: [ParentNotFound]" in failed.stderr
+
+
+def test_status_and_lock_follow_build(run_cli, tree: Path) -> None:
+    (tree / "platform" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    status = run_cli("status", "apps", "--search-path", "platform")
+    assert status.exit_code == 0, status
+    assert "sglang-llama-3-2-3b" in status.stdout and status.stderr.count(UNUSED) == 2
+    lock = run_cli("lock", "apps", "--search-path", "platform")
+    assert lock.exit_code == 0, lock
+    assert (tree / "apps" / "omerender.lock").is_file()
+    assert run_cli("status", "platform").exit_code == 1
+    runtime = tree / "apps" / "runtime.yaml"
+    text = runtime.read_text(encoding="utf-8")
+    runtime.write_text(text.replace("inherit-from: sglang-profile", "inherit-from: orphan"), encoding="utf-8")
+    used = run_cli("status", "apps", "--search-path", "platform")
+    assert used.exit_code == 1
+    assert "platform/broken.yaml:6:26: error: [ParentNotFound]" in used.stderr
