@@ -180,3 +180,18 @@ def test_status_and_lock_follow_build(run_cli, tree: Path) -> None:
     used = run_cli("status", "apps", "--search-path", "platform")
     assert used.exit_code == 1
     assert "platform/broken.yaml:6:26: error: [ParentNotFound]" in used.stderr
+
+
+def test_diff_compares_the_apps_instead_of_saying_the_tree_does_not_build(tree: Path) -> None:
+    (tree / ".git").rmdir()
+    (tree / "platform" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run([*git, *args], cwd=tree, check=True, capture_output=True)
+    runtime = tree / "apps" / "runtime.yaml"
+    runtime.write_text(runtime.read_text(encoding="utf-8").replace("--mem-frac=0.9", "--mem-frac=0.8"))
+    command = [sys.executable, "-m", "omerender", "diff", "--against", "HEAD", "apps", "--search-path", "platform"]
+    done = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stderr  # changes found; 4 would say a side does not build
+    assert "InferenceServices that roll out (1)" in done.stdout
+    assert "platform/broken.yaml:6:26: warning: [ParentNotFound]" in done.stderr
