@@ -6,7 +6,8 @@ that defines it is the answer the user needs (OME's vendored ``config/models`` l
 looked for only then, and within bounds: at most ``MAX_ENTRIES`` folder entries walked and ``MAX_FILES`` files
 read, each under the run's file cap and all under what is left of its byte budget. Only regular files found by
 walking the input folders (hidden entries and symlinks skipped, as ``discover`` skips them or refuses them) are
-read; a kustomization that leads out of the repository lists nothing, as in the build.
+read; below a kustomization the build refuses or cannot read (one that leads out of the repository, say), nothing
+is looked at, since what it lists is not known.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def _below(top: str, kustomization: Path, real_roots: list[str], walk: _Walk) ->
     kustomization does not list, directly or through the folders it lists."""
     listed = Expansion()
     expand(kustomization, [Path(r) for r in real_roots], listed, repo=repository_of(top))
+    if listed.problems:  # a kustomization not read (a link out, say) or refused: what it lists is not known
+        return []
     read = {os.path.realpath(f) for f in listed.files}
     reached = set(listed.reached) | {os.path.realpath(top)}
     found: list[tuple[str, str]] = []

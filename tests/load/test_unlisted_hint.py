@@ -142,3 +142,15 @@ def test_a_namespaced_model_in_another_namespace_is_not_offered(run_cli, repo, m
     result = _build(run_cli, repo, monkeypatch, ISVC.format(model="ns-model", runtime="rt"))
     assert result.exit_code == 1
     assert "does not list it" not in result.stderr
+
+
+def test_nothing_is_offered_below_a_kustomization_that_leads_out(run_cli, repo, monkeypatch, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "kustomization.yaml"
+    outside.write_text("resources: [listed.yaml]\n", encoding="utf-8")
+    kustomization = repo / "platform/models/kustomization.yaml"
+    kustomization.unlink()
+    kustomization.symlink_to(outside)
+    result = _build(run_cli, repo, monkeypatch, ISVC.format(model="left-out", runtime="rt"))
+    assert result.exit_code == 1
+    assert "leads out of the repository" in result.stderr
+    assert "does not list it" not in result.stderr
