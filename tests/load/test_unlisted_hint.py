@@ -154,3 +154,24 @@ def test_nothing_is_offered_below_a_kustomization_that_leads_out(run_cli, repo, 
     assert result.exit_code == 1
     assert "leads out of the repository" in result.stderr
     assert "does not list it" not in result.stderr
+
+
+def test_the_look_is_bounded(repo, monkeypatch) -> None:
+    from omerender.load import unlisted
+    from omerender.load.bounded import Budget
+
+    monkeypatch.chdir(repo)
+    for n in range(30):
+        (repo / f"platform/models/vendor/m{n:02}.yaml").write_text(MODEL.format(name=f"m{n:02}"), encoding="utf-8")
+    everything = unlisted.unlisted_files(["platform"])
+    assert len(everything) == 33  # 31 models, srt/b.yaml, and vllm/c.yaml (its folder is not listed)
+    monkeypatch.setattr(unlisted, "MAX_ENTRIES", 10)
+    assert len(unlisted.unlisted_files(["platform"])) < 10
+    monkeypatch.setattr(unlisted, "MAX_ENTRIES", 50_000)
+    found = unlisted.unlisted_objects(["platform"], Budget(), "default")
+    assert len(found) == 33
+    spent = Budget(max_total_bytes=len(MODEL) * 5)
+    few = unlisted.unlisted_objects(["platform"], spent, "default")
+    assert 0 < len(few) <= 5  # the run's bytes left: once spent, nothing more is read
+    monkeypatch.setattr(unlisted, "MAX_FILES", 3)
+    assert len(unlisted.unlisted_objects(["platform"], Budget(), "default")) == 3
