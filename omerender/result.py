@@ -43,8 +43,8 @@ class BuildOptions:
     parse_jobs: int = 1  # processes that may parse the inputs (load.reader.PARSE_LEAST_BYTES says from when)
     serving_checks: str = "on"  # on, warn or off (omerender.verify.serving)
     serving_rules: str | None = None  # the settings file whose serving-check exemptions and severities apply
-    paths: tuple[str, ...] = ()  # the PATHS, and the search paths: an error in a runtime read only from a search
-    search_paths: tuple[str, ...] = ()  # path that nothing under the PATHS uses is a warning (resolve.unused)
+    paths: tuple[str, ...] = ()  # the PATHS the command builds (not the search paths)
+    search_paths: tuple[str, ...] = ()  # what only they hold is lent, not built: its unused runtimes' errors warn
 
     def run_budget(self) -> Budget:
         if self.budget is None:
