@@ -82,7 +82,7 @@ def _below(top: str, kustomization: Path, real_roots: list[str], walk: _Walk) ->
         if not walk.spend(len(folders) + len(files)) or folder_problem(Path(dirpath)) is not None:
             folders[:] = []
             continue
-        folders[:] = [e for e in folders if _visible(e)]
+        folders[:] = sorted((e for e in folders if _visible(e)), key=lambda e: e.name)
         for entry in sorted(files, key=lambda e: e.name):
             if not _visible(entry) or not entry.name.endswith(YAML_SUFFIXES) or entry.name in FILE_NAMES:
                 continue
@@ -110,7 +110,7 @@ def unlisted_files(paths: list[str]) -> list[tuple[str, str]]:
                 folders[:] = []
                 found += _below(dirpath, kustomization, real_roots, walk)
             else:
-                folders[:] = [e for e in folders if _visible(e)]
+                folders[:] = sorted((e for e in folders if _visible(e)), key=lambda e: e.name)
     return found
 
 

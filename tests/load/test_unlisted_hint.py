@@ -175,3 +175,11 @@ def test_the_look_is_bounded(repo, monkeypatch) -> None:
     assert 0 < len(few) <= 5  # the run's bytes left: once spent, nothing more is read
     monkeypatch.setattr(unlisted, "MAX_FILES", 3)
     assert len(unlisted.unlisted_objects(["platform"], Budget(), "default")) == 3
+
+
+def test_a_name_defined_in_two_left_out_files_names_the_first_in_path_order(run_cli, repo, monkeypatch) -> None:
+    for folder in ("zz", "aa", "mm"):
+        (repo / f"platform/models/{folder}").mkdir()
+        (repo / f"platform/models/{folder}/dup.yaml").write_text(MODEL.format(name="dup"), encoding="utf-8")
+    result = _build(run_cli, repo, monkeypatch, ISVC.format(model="dup", runtime="rt"))
+    assert "ClusterBaseModel dup is defined in platform/models/aa/dup.yaml:4 but" in result.stderr
