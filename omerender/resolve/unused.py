@@ -55,6 +55,9 @@ class _Uses:
         return self.universe.cluster_runtimes.get(name)
 
     def chain(self, runtime: Obj | None) -> None:
+        """``runtime`` and its parents, each looked up from the start's scope as OME's resolver does (a
+        ServingRuntime's parents in its namespace first, at every depth)."""
+        namespace = runtime.namespace if runtime is not None and runtime.kind == SR else None
         for _ in range(WALK):
             if runtime is None:
                 return
@@ -62,7 +65,7 @@ class _Uses:
             parent = parent_name(runtime)
             if parent is None:
                 return
-            runtime = self.name(parent, runtime.namespace if runtime.kind == SR else None)
+            runtime = self.name(parent, namespace)
 
 
 def used_runtimes(universe: Universe, owned: Callable[[Obj], bool]) -> set[Key]:

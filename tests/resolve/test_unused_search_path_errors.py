@@ -195,3 +195,26 @@ def test_diff_compares_the_apps_instead_of_saying_the_tree_does_not_build(tree: 
     assert done.returncode == 1, done.stderr  # changes found; 4 would say a side does not build
     assert "InferenceServices that roll out (1)" in done.stdout
     assert "platform/broken.yaml:6:26: warning: [ParentNotFound]" in done.stderr
+
+
+def test_a_namespaced_parent_found_from_the_start_of_the_chain_keeps_its_error(run_cli, tree: Path) -> None:
+    # OME looks up every parent of a ServingRuntime's chain in its namespace first: apps' ServingRuntime ->
+    # ClusterServingRuntime middle -> "base", which is the broken ServingRuntime of llama-demo, not the cluster one
+    profile = (tree / "platform" / "profile.yaml").read_text(encoding="utf-8")
+    (tree / "platform" / "base.yaml").write_text(profile.replace("name: sglang-profile", "name: base"))
+    middle = profile.replace("name: sglang-profile", "name: middle")
+    (tree / "platform" / "middle.yaml").write_text(
+        middle.replace("annotations:\n", "annotations:\n    ome.io/inherit-from: base\n", 1), encoding="utf-8"
+    )
+    (tree / "platform" / "ns-base.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: ServingRuntime\nmetadata:\n  name: base\n  namespace: llama-demo\n"
+        "  annotations:\n    ome.io/inherit-from: nowhere\nspec: {}\n",
+        encoding="utf-8",
+    )
+    runtime = tree / "apps" / "runtime.yaml"
+    text = runtime.read_text(encoding="utf-8")
+    runtime.write_text(text.replace("inherit-from: sglang-profile", "inherit-from: middle"), encoding="utf-8")
+    result = run_cli("build", "apps", "--search-path", "platform")
+    assert result.exit_code == 1
+    assert "platform/ns-base.yaml:7:26: error: [ParentNotFound]" in result.stderr, result
+    assert UNUSED not in result.stderr
