@@ -83,11 +83,11 @@ def model_config_map_name(isvc: str) -> str:
 
 
 def is_dns_label(name: str) -> bool:
-    return len(name) <= DNS_LABEL_MAX and bool(DNS_1123_LABEL.match(name))
+    return len(name) <= DNS_LABEL_MAX and bool(DNS_1123_LABEL.fullmatch(name))
 
 
 def is_dns_subdomain(name: str) -> bool:
-    return len(name) <= 253 and bool(DNS_1123_SUBDOMAIN.match(name))
+    return len(name) <= 253 and bool(DNS_1123_SUBDOMAIN.fullmatch(name))
 
 
 QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
@@ -111,7 +111,7 @@ def qualified_name_problem(key: str) -> str | None:
         return f"the prefix part must be a DNS-1123 subdomain ({SUBDOMAIN_RULE})"
     if not name:
         return "the name part must not be empty"
-    if len(name) > MAX_QUALIFIED_NAME_PART or not QUALIFIED_NAME_PART.match(name):
+    if len(name) > MAX_QUALIFIED_NAME_PART or not QUALIFIED_NAME_PART.fullmatch(name):
         return NAME_PART_RULE
     return None
 

@@ -21,11 +21,15 @@ from omerender.lifecycle.settle import Lifecycle
 from omerender.load import controller_config
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadResult, ParseMany, empty_inputs, load
+from omerender.load.roots import only_searched
 from omerender.load.serving_rules import ServingPolicy
+from omerender.load.unlisted import unlisted_objects
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
+from omerender.resolve.missing import names_missing
 from omerender.resolve.status import status_failed, status_list
+from omerender.resolve.unused import spared
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
 from omerender.verify import lints
@@ -200,10 +204,15 @@ Built = TypeVar("Built", bound=Resolved)
 
 
 def checked_inputs(result: Built, loaded: LoadResult, paths: list[str], options: BuildOptions) -> Built:
-    """``result`` told which inputs could not be read (a partial universe) and which PATHS held no OME object."""
+    """``result`` told which inputs could not be read (a partial universe) and which PATHS held no OME object; an
+    error in a runtime only a search path holds and nothing under the PATHS uses is a warning (``resolve.unused``)."""
     result.load_errors = [d for d in loaded.diagnostics if d.severity == ERROR]
     empty = empty_inputs(paths, loaded.objects, loaded.diagnostics, ERROR if options.fail_empty_input else WARNING)
-    result.diagnostics = sorted_unique(result.diagnostics + empty)
+    diagnostics = result.diagnostics
+    if options.search_paths:
+        owned = only_searched(list(options.search_paths), list(options.paths))
+        diagnostics = spared(diagnostics, loaded.objects, result.universe, lambda obj: not owned(obj))
+    result.diagnostics = sorted_unique(diagnostics + empty)
     return result
 
 
@@ -212,9 +221,11 @@ def resolve_inputs(
     load_problems: list[Diagnostic],
     options: BuildOptions,
     lifecycle: Callable[[], Lifecycle] = Lifecycle,
+    paths: Sequence[str] = (),
 ) -> Resolved:
     """Everything before rendering: the overlay, the lock (``lifecycle``), input validation, the index and
-    every chain, whose errors the lifecycle words (``--keep-last-good``)."""
+    every chain, whose errors the lifecycle words (``--keep-last-good``). When an object names one the index
+    lacks, the files the kustomizations under ``paths`` leave out are looked through for it (``load.unlisted``)."""
     if options.model_metadata:
         from omerender.load.metadata import apply_overlay
 
@@ -224,6 +235,8 @@ def resolve_inputs(
     checked.diagnostics.extend(metadata_checks.metadata_problems(objects))
     universe, duplicates = index(checked.kept)
     universe.rejected = checked.rejected
+    if paths and names_missing(universe):
+        universe.unlisted = unlisted_objects(list(paths), options.run_budget(), options.namespace)
     chains, profile_problems = resolve_all(universe)
     chain_problems = settles.chain_problems(universe, chains) + profile_problems
     result = Resolved(universe, chains, lifecycle=settles)
@@ -260,10 +273,13 @@ def status(
     """
     with collector_paused():
         loaded = load(paths, options.namespace, options.run_budget(), stdin, skip=settings_files(options))
-    result = resolve_inputs(loaded.objects, loaded.diagnostics, options)
+    result = resolve_inputs(loaded.objects, loaded.diagnostics, options, paths=paths)
     lock, _, lock_problems = read(options.lock_file or default_path(paths), options.run_budget())
-    diagnostics = sorted_unique(result.diagnostics + lock_problems)
+    diagnostics = result.diagnostics + lock_problems
     universe = result.universe
+    if options.search_paths:  # as build: an error only a search path's unused runtime holds is a warning
+        diagnostics = spared(diagnostics, loaded.objects, universe, listed)
+    diagnostics = sorted_unique(diagnostics)
     last = last_chains(lock, universe.all_runtimes())
     listing = status_list(universe, result.chains, last)
     runtimes = {(r.namespace or "", r.kind, r.name): r for r in universe.all_runtimes()}
@@ -273,7 +289,7 @@ def status(
         return str(item["metadata"].get("namespace", "")), str(item["kind"]), str(item["metadata"]["name"])
 
     listing["items"] = [item for item in listing["items"] if key_of(item) in shown]
-    failed = status_failed(universe, result.chains) or has_errors(diagnostics)
+    failed = status_failed(universe, result.chains, listed) or has_errors(diagnostics)
     return StatusResult(
         listing,
         diagnostics,
@@ -307,7 +323,7 @@ def resolve_build(
         path = options.lock_file or default_path(paths)
         return Lifecycle.load(path, options.keep_last_good, options.roll_forward, options.run_budget(), options.relock)
 
-    return resolve_inputs(objects, load_problems, options, lifecycle)
+    return resolve_inputs(objects, load_problems, options, lifecycle, paths)
 
 
 def render_all(resolved: Resolved, kube_version: str | None) -> BuildResult:

@@ -44,6 +44,8 @@ class BuildOptions:
     serving_checks: str = "on"  # on, warn or off (omerender.verify.serving)
     gpu_memory: float | None = None  # GiB per GPU of a pod that names no GPU (gpu-memory-fit)
     serving_rules: str | None = None  # the settings file whose serving-check exemptions and severities apply
+    paths: tuple[str, ...] = ()  # the PATHS the command builds (not the search paths)
+    search_paths: tuple[str, ...] = ()  # what only they hold is lent, not built: its unused runtimes' errors warn
 
     def run_budget(self) -> Budget:
         if self.budget is None:

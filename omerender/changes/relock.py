@@ -24,7 +24,7 @@ class LockVerdict:
 
 def recorded(result: BuildResult, searched: Callable[[Obj], bool]) -> dict[str, Effective]:
     """The InferenceServices the lock records: all but those ``searched`` found only on a search path (build's
-    ``output.emit.only_searched``: a PATH that a search path also covers wins)."""
+    ``load.roots.only_searched``: a PATH that a search path also covers wins)."""
     return {k: r for k, r in result.lifecycle.records.items() if not searched(r.isvc)}
 
 

@@ -90,7 +90,7 @@ def others_files(search_path: tuple[str, ...], own: list[str], other: list[str])
 
 def searched_isvcs(result: BuildResult, searched: Callable[[Obj], bool]) -> set[str]:
     """namespace/name of the InferenceServices ``searched`` found only on a search path (build's
-    ``output.emit.only_searched`` over the side's roots and PATHS: a PATH that a search path also covers wins)."""
+    ``load.roots.only_searched`` over the side's roots and PATHS: a PATH that a search path also covers wins)."""
     from omerender.lifecycle.lock import isvc_key
 
     return {isvc_key(i) for i in result.universe.isvcs.values() if searched(i)}

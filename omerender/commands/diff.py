@@ -33,7 +33,7 @@ from omerender.commands.request import build_options, lock_path
 from omerender.constants import DEFAULT_KUBE_VERSION, STDIN
 from omerender.diagnostics import Diagnostic, has_errors, sorted_unique
 from omerender.lifecycle.lock import isvc_key
-from omerender.output.emit import only_searched
+from omerender.load.roots import only_searched
 from omerender.output.leftovers import scratch as scratch_folder
 from omerender.paths import is_within
 from omerender.pipeline import build

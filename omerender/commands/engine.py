@@ -23,6 +23,7 @@ from omerender.output.delivery import emitted as select_emitted
 from omerender.output.emit import EmitOptions, Selection, rendered_by_worker
 from omerender.output.prerendered import Prerendered, PrerenderedBuild, adopt
 from omerender.pipeline import collector_paused
+from omerender.resolve.unused import spared
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved
 from omerender.settings import Settings
 
@@ -70,7 +71,10 @@ def render(work: Work) -> BuildResult | PrerenderedBuild:
             loaded = pipeline.load_paths(work.roots, options, work.stdin) if work.roots else None
             objects = work.given.objects + (loaded.objects if loaded else [])
             problems = work.given.problems + (loaded.diagnostics if loaded else [])
-            return pipeline.build_objects(objects, problems, options, work.roots)
+            given = pipeline.build_objects(objects, problems, options, work.roots)
+            if options.search_paths:  # the given items are owned too: an unused searched runtime's error warns
+                given.diagnostics = sorted_unique(spared(given.diagnostics, objects, given.universe, work.emit.renders))
+            return given
         loaded = pipeline.load_paths(work.roots, options, work.stdin)
         resolved = pipeline.resolve_build(loaded.objects, loaded.diagnostics, options, work.roots)
         count = work.workers.count(len(resolved.universe.isvcs)) if work.workers is not None else 1

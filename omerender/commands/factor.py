@@ -187,7 +187,7 @@ def profile_names(given: Sequence[str]) -> dict[str, str] | UsageProblem:
     for item in given:
         stem, sep, name = item.partition("=")
         name = name.removesuffix("-profile")
-        if not sep or not stem or not DNS_1123_SUBDOMAIN.match(f"{name}-profile"):
+        if not sep or not stem or not DNS_1123_SUBDOMAIN.fullmatch(f"{name}-profile"):
             return UsageProblem(f"{item!r}: want DEFAULT=NAME, NAME a DNS subdomain", "--profile-name")
         names[stem.removesuffix("-profile")] = name
     return names

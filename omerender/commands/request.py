@@ -17,7 +17,7 @@ from omerender.fanout import cores
 from omerender.lifecycle.lock import default_path
 from omerender.load.bounded import Budget
 from omerender.load.obj import Obj
-from omerender.output.emit import only_searched
+from omerender.load.roots import only_searched
 from omerender.output.overlap import conflicts, named_twice
 from omerender.result import BuildOptions
 from omerender.settings import BY_STEM, Settings, report_targets
@@ -99,6 +99,8 @@ def build_options(
         serving_checks=settings.serving_checks,
         gpu_memory=settings.gpu_memory,
         serving_rules=settings.config,
+        paths=tuple(paths),
+        search_paths=tuple(settings.search_path),
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from omerender.changes.relock import recorded
-from omerender.output.emit import only_searched
+from omerender.load.roots import only_searched
 from omerender.result import BuildResult
 
 

@@ -28,9 +28,9 @@ from omerender.lifecycle.settle import SelectedBy
 from omerender.load.bounded import Budget, ReadProblem, read_bytes
 from omerender.load.obj import Obj
 from omerender.load.reader import PARSE_LEAST_BYTES, ParseMany, load, parse_all
+from omerender.load.roots import only_searched
 from omerender.load.source import Source
 from omerender.ome import CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, SERVING_RUNTIME
-from omerender.output.emit import only_searched
 from omerender.paths import holder
 from omerender.pipeline import build_objects, parse_many
 from omerender.resolve.index import runtime_key

@@ -48,7 +48,7 @@ def _within(path: Path, real_roots: list[str]) -> bool:
     return any(is_within(real, root) for root in real_roots)
 
 
-def _walk(root: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
+def walk_folders(root: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
     """``os.walk(root)`` top-down without following links, giving each folder's entries instead of their names:
     an entry knows whether it is a symlink without another ``lstat``. The caller prunes the folder list in place."""
     pending = [root]
@@ -92,7 +92,7 @@ def discover(paths: list[str], skip: frozenset[str] = frozenset()) -> tuple[list
             continue
         real_roots = [os.path.realpath(p) for p in paths if p != STDIN]
         repo = repository_of(given)  # the kustomizations below a PATH lie in its repository
-        for dirpath, folders, files in _walk(given):
+        for dirpath, folders, files in walk_folders(given):
             base = Path(dirpath)
             refused = folder_problem(base)
             if refused is not None:  # kustomize build refuses the folder: so is everything below it

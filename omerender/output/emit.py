@@ -12,14 +12,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from omerender import codes
-from omerender.constants import STDIN
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic, Severity
 from omerender.load.obj import Obj
 from omerender.load.yamlio import find_scalar
@@ -31,7 +29,6 @@ from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.output.clashes import Pair, one_object_per_name
 from omerender.output.prerendered import Prerendered, PrerenderedBuild, written
-from omerender.paths import is_within
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import Chain, is_profile
 from omerender.settings import EMIT_KINDS, FLATTENED, INPUTS, PASSTHROUGH, RENDERED
@@ -105,26 +102,6 @@ def kinds_problem(kinds: tuple[str, ...]) -> str | None:
     if INPUTS in kinds and FLATTENED in kinds:
         return "--emit inputs and --emit flattened both emit the OME objects; choose one"
     return None
-
-
-def under(roots: list[str]) -> Callable[[Obj], bool]:
-    """A predicate: the object was read from a file below one of ``roots``."""
-    if not roots:
-        return lambda obj: False  # no roots: no realpath (a few lstat calls) for each object
-    real = [os.path.realpath(r) for r in roots]
-
-    def read_under(obj: Obj) -> bool:
-        where = os.path.realpath(obj.path)
-        return any(is_within(where, r) for r in real)
-
-    return read_under
-
-
-def only_searched(search_paths: list[str], paths: list[str]) -> Callable[[Obj], bool]:
-    """A predicate: the object was read from a search path and from no PATH (a PATH named on its own wins: an
-    application at platform/profiles emits its profiles even when .omerender.yaml searches that folder)."""
-    searched, given = under(search_paths), under([p for p in paths if p != STDIN])
-    return lambda obj: searched(obj) and not given(obj)
 
 
 def is_tool_config(body: dict[str, Any]) -> bool:

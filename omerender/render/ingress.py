@@ -123,7 +123,7 @@ def _fqdn_error(host: str) -> str | None:
     problems = []
     if len(name) > 253:
         problems.append("must be no more than 253 characters")
-    if not DNS_1123_SUBDOMAIN.match(name):
+    if not DNS_1123_SUBDOMAIN.fullmatch(name):
         problems.append(SUBDOMAIN_MSG)
     if problems:
         return f'url: Invalid value: "{name}": {",".join(problems)}'
@@ -133,7 +133,7 @@ def _fqdn_error(host: str) -> str | None:
         label_problems = []
         if len(label) > 63:
             label_problems.append("must be no more than 63 characters")
-        if not DNS_1123_LABEL.match(label):
+        if not DNS_1123_LABEL.fullmatch(label):
             label_problems.append(LABEL_MSG)
         if label_problems:
             return f'url: Invalid value: "{label}": {",".join(label_problems)}'

@@ -8,6 +8,8 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
+from omerender.load.unlisted import Unlisted
+from omerender.names import clip
 from omerender.ome import BASE_MODEL as BM
 from omerender.ome import CLUSTER_BASE_MODEL as CBM
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
@@ -33,6 +35,9 @@ class Universe:
     rejected: dict[tuple[str, str, str], Diagnostic] = field(
         default_factory=dict
     )  # (kind, namespace, name) -> its error
+    unlisted: dict[tuple[str, str, str], Unlisted] = field(
+        default_factory=dict
+    )  # (kind, namespace or "", name) -> where a file no kustomization lists defines it (load.unlisted)
 
     def all_runtimes(self) -> list[Obj]:
         return [*self.cluster_runtimes.values(), *self.runtimes.values()]
@@ -44,6 +49,21 @@ class Universe:
     def model_named(self, name: str, namespace: str) -> Obj | None:
         """OME's base-model lookup: a BaseModel in the namespace first, then a ClusterBaseModel."""
         return self.models.get((namespace, name)) or self.cluster_models.get(name)
+
+    def left_out(self, namespaced: str | None, cluster: str, namespace: str, name: str) -> str:
+        """Where the object a lookup missed is defined in a file the build does not read because a kustomization
+        does not list it: the ``namespaced`` kind in ``namespace`` first (None: not looked for), then the
+        ``cluster`` kind, as OME looks. A sentence for the message, or "" when no such file defines it."""
+        found = self.unlisted.get((namespaced, namespace, name)) if namespaced else None
+        kind = namespaced
+        if found is None:
+            found, kind = self.unlisted.get((cluster, "", name)), cluster
+        if found is None:
+            return ""
+        return (
+            f"{kind} {clip(name)} is defined in {found.path}:{found.line} but {found.kustomization} does not list it "
+            "(resources:), so the build does not read it; add the file to that kustomization's resources"
+        )
 
     def namespaced_runtimes(self, namespace: str) -> list[Obj]:
         return sorted((o for (ns, _), o in self.runtimes.items() if ns == namespace), key=lambda o: o.name)

@@ -72,9 +72,10 @@ def _missing(universe: Universe, start: Obj, parent: str, names: list[str]) -> t
             f"inherit-from parent {_quote(parent)} is invalid, so the API server would not store it: see its error at "
             f"{where} (chain so far: {_fmt(names)})"
         )
+    left_out = universe.left_out(SR if start.kind == SR else None, CSR, start.namespace, parent)
     return PARENT_NOT_FOUND, (
         f"inherit-from parent {_quote(parent)} not found (chain so far: {_fmt(names)})"
-        + hint(parent, _in_scope(universe, start))
+        + (f": {left_out}" if left_out else hint(parent, _in_scope(universe, start)))
     )
 
 

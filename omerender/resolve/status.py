@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from omerender.load.obj import Obj
 from omerender.ome import INHERITANCE_READY as CONDITION
 from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import RESOLVED, Chain, profile_problem
@@ -39,5 +41,8 @@ def status_list(
     return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 
 
-def status_failed(universe: Universe, chains: dict[str, Chain]) -> bool:
-    return any(not chains[runtime_key(r)].ok or profile_problem(r) is not None for r in universe.all_runtimes())
+def status_failed(universe: Universe, chains: dict[str, Chain], listed: Callable[[Obj], bool] = lambda _: True) -> bool:
+    """Whether a runtime ``listed`` has a broken chain or breaks the profile rule."""
+    return any(
+        not chains[runtime_key(r)].ok or profile_problem(r) is not None for r in universe.all_runtimes() if listed(r)
+    )

@@ -15,6 +15,8 @@ from omerender import codes
 from omerender.diagnostics import ERROR, INFO, WARNING, Diagnostic
 from omerender.load.obj import Obj
 from omerender.names import clip, hint
+from omerender.ome import BASE_MODEL as BM
+from omerender.ome import CLUSTER_BASE_MODEL as CBM
 from omerender.ome import CLUSTER_SERVING_RUNTIME as CSR
 from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
@@ -61,10 +63,12 @@ def find_model(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
     model = universe.model_named(name, isvc.namespace)
     if model is None:
         candidates = [*universe.cluster_models, *(n for (ns, n) in universe.models if ns == isvc.namespace)]
-        message = (
-            f"referenced model {clip(name)!r} not found in namespace {isvc.namespace!r}: ensure a BaseModel exists in "
-            "this namespace or a ClusterBaseModel exists cluster-wide with this name" + hint(name, candidates)
+        left_out = universe.left_out(BM, CBM, isvc.namespace, name)
+        advice = left_out or (
+            "ensure a BaseModel exists in this namespace or a ClusterBaseModel exists cluster-wide with this name"
+            + hint(name, candidates)
         )
+        message = f"referenced model {clip(name)!r} not found in namespace {isvc.namespace!r}: {advice}"
         return None, isvc.diag(ERROR, message, "spec", "model", "name", code=codes.MODEL_RECONCILE_ERROR)
     if model.spec.get("disabled") is True:
         return None, isvc.diag(
@@ -75,9 +79,10 @@ def find_model(universe: Universe, isvc: Obj, body: dict[str, Any]) -> tuple[Obj
 
 def _missing_runtime(universe: Universe, isvc: Obj, model: Obj, name: str) -> Diagnostic:
     candidates = [*universe.cluster_runtimes, *(n for (ns, n) in universe.runtimes if ns == isvc.namespace)]
+    left_out = universe.left_out(SR, CSR, isvc.namespace, name)
     message = (
         f"Runtime {clip(name)} does not support model {model.name}: runtime {clip(name)} not found in namespace "
-        f"{isvc.namespace} or at cluster scope" + hint(name, candidates)
+        f"{isvc.namespace} or at cluster scope" + (f": {left_out}" if left_out else hint(name, candidates))
     )
     refused = universe.rejected.get((SR, isvc.namespace, name)) or universe.rejected.get((CSR, "", name))
     if refused is not None:

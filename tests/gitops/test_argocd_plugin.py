@@ -222,6 +222,33 @@ def test_search_paths_resolve_parents_elsewhere_in_the_repo(tmp_path: Path) -> N
     assert [d["kind"] for d in objects(proc.out)] == ["ConfigMap", "ServingRuntime", "InferenceService"]
 
 
+def test_a_broken_search_path_runtime_no_app_uses_does_not_stop_the_sync(tmp_path: Path) -> None:
+    # issue 33: OME would refuse that runtime only; the app syncs, and fails once it uses the runtime
+    app = _app(tmp_path)
+    platform = tmp_path / "repo" / "platform"
+    platform.mkdir()
+    shutil.move(str(app / "profile.yaml"), platform / "profile.yaml")
+    (platform / "broken.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: orphan\n  annotations:\n"
+        "    ome.io/inherit-from: nowhere\nspec: {}\n",
+        encoding="utf-8",
+    )
+    proc = _generate(app, _parameters(search_paths=["../../platform"]))
+    assert proc.code == 0, proc
+    assert [d["kind"] for d in objects(proc.out)] == [
+        "ConfigMap",
+        "ClusterBaseModel",
+        "ServingRuntime",
+        "InferenceService",
+    ]
+    assert "broken.yaml:6:26: warning: [ParentNotFound]" in proc.err
+    isvc = app / "isvc.yaml"
+    isvc.write_text(isvc.read_text(encoding="utf-8").replace("name: sglang-llama-3-2-3b", "name: orphan"))
+    used = _generate(app, _parameters(search_paths=["../../platform"]))
+    assert used.code == 1 and used.out == "", used
+    assert "broken.yaml:6:26: error: [ParentNotFound]" in used.err
+
+
 @pytest.mark.parametrize("emit", [["rendered"], ["flattened"]])
 def test_nothing_to_emit_fails_instead_of_pruning(tmp_path: Path, emit: list[str]) -> None:
     app = tmp_path / "app"

@@ -172,3 +172,27 @@ def test_check_hook_fails_on_a_serving_error_the_settings_file_turns_down(
     _git(project, "add", "-A")
     warned = _try_repo(project, hook_env, "omerender-check")
     assert warned.startswith("exit 0\n") and "Passed" in warned, warned
+
+
+def test_check_hook_warns_on_a_broken_search_path_runtime_no_app_uses(
+    tmp_path: Path, hook_env: tuple[Path, dict[str, str]]
+) -> None:
+    # issue 33: OME refuses the broken runtime only, so the apps' check passes until one of them uses it
+    project = _project(tmp_path)
+    platform = project / "platform"
+    platform.mkdir()
+    (platform / "broken.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: orphan\n  annotations:\n"
+        "    ome.io/inherit-from: nowhere\nspec: {}\n",
+        encoding="utf-8",
+    )
+    (project / ".omerender.yaml").write_text("search-path: [platform]\n", encoding="utf-8")
+    _git(project, "add", "-A")
+    passed = _try_repo(project, hook_env, "omerender-check")
+    assert passed.startswith("exit 0\n") and "Passed" in passed, passed
+    isvc = project / "manifests" / "isvc.yaml"
+    isvc.write_text(isvc.read_text(encoding="utf-8").replace("name: sglang-llama-3-2-3b", "name: orphan"))
+    _git(project, "add", "-A")
+    failed = _try_repo(project, hook_env, "omerender-check")
+    assert failed.startswith("exit 1\n") and "Failed" in failed, failed
+    assert 'platform/broken.yaml:6:26: error: [ParentNotFound] inherit-from parent "nowhere" not found' in failed

@@ -170,3 +170,24 @@ def test_krm_reads_its_search_path(repo: Path) -> None:
     (repo / ".omerender.yaml").write_text("search-path: [platform]\n")
     from_file = _krm(repo, spec)
     assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file
+
+
+def test_krm_warns_on_a_broken_search_path_runtime_no_app_uses(repo: Path) -> None:
+    # issue 33: as build, the function's output does not stop at a runtime OME alone would refuse
+    app = repo / "apps" / "llama"
+    (repo / "platform").mkdir()
+    (repo / "platform" / "profile.yaml").write_text((FIXTURE / "profile.yaml").read_text())
+    (repo / "platform" / "broken.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n  name: orphan\n  annotations:\n"
+        "    ome.io/inherit-from: nowhere\nspec: {}\n"
+    )
+    for name in ("runtime.yaml", "model.yaml", "isvc.yaml"):
+        (app / name).write_text((FIXTURE / name).read_text())
+    spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"], "searchPath": ["platform"]}
+    done = _krm(repo, spec)
+    assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
+    assert "platform/broken.yaml:6:26: warning: [ParentNotFound]" in done.err
+    isvc = app / "isvc.yaml"
+    isvc.write_text(isvc.read_text().replace("name: sglang-llama-3-2-3b", "name: orphan"))
+    used = _krm(repo, spec)
+    assert used.code == 1 and "platform/broken.yaml:6:26: error: [ParentNotFound]" in used.err, used

@@ -1,5 +1,5 @@
 """`lock`, `effective` and `diff` with a --search-path that also covers a PATH: the PATH wins, as for `build`,
-`status`, Argo CD and KRM (``output.emit.only_searched``): what lies under a PATH is locked, answered and compared."""
+`status`, Argo CD and KRM (``load.roots.only_searched``): what lies under a PATH is locked, answered and compared."""
 
 from __future__ import annotations
 

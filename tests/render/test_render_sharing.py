@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omerender.output.emit import under
+from omerender.load.roots import under
 from omerender.render.placeholders import PlaceholderProblem, fill
 
 META: dict[str, Any] = {"name": "svc", "namespace": "ns", "labels": {"team": "a"}, "annotations": {}}
