@@ -82,8 +82,9 @@ def diff_text(outcome: Outcome[diff_command.Diffed], fmt: str = "text") -> str:
         from omerender.forest.blast import picture
         from omerender.output.diff_view import format_markdown
 
-        return format_markdown(outcome.payload.report, picture(outcome.payload.report, outcome.payload.new))
-    return DIFF_FORMATS[fmt](outcome.payload.report)
+        diffed = outcome.payload
+        return format_markdown(diffed.report, picture(diffed.report, diffed.new), diffed.unbuilt)
+    return DIFF_FORMATS[fmt](outcome.payload.report, outcome.payload.unbuilt)
 
 
 def diff_data(outcome: Outcome[diff_command.Diffed]) -> dict[str, Any]:

@@ -155,10 +155,10 @@ def diff(paths: tuple[str, ...], settings: Settings, options: DiffOptions) -> No
         from omerender.forest.blast import picture  # the picture only for markdown
         from omerender.output.diff_view import format_markdown
 
-        report = outcome.payload.report
-        click.echo(format_markdown(report, picture(report, outcome.payload.new)), nl=False)
+        diffed = outcome.payload
+        click.echo(format_markdown(diffed.report, picture(diffed.report, diffed.new), diffed.unbuilt), nl=False)
     else:
-        click.echo(DIFF_FORMATS[fmt](outcome.payload.report), nl=False)
+        click.echo(DIFF_FORMATS[fmt](outcome.payload.report, outcome.payload.unbuilt), nl=False)
     exit_with(outcome.verdict)
 
 

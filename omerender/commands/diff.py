@@ -75,6 +75,7 @@ class Diffed:
 
     report: DiffReport
     new: BuildResult
+    unbuilt: tuple[str, ...] = ()  # the sides that do not build, as a report names them
 
 
 @dataclass(frozen=True)
@@ -112,13 +113,17 @@ def run(request: DiffRequest) -> Outcome[Diffed]:
     hidden = searched_isvcs(old.result, only_searched(old_side.searched, old_side.paths))
     hidden |= searched_isvcs(new.result, only_searched(new_side.searched, new_side.paths))
     report = compare_views(old.view, new.view, hidden)
-    if has_errors(old_diagnostics) or has_errors(new.diagnostics):
+    old_name = f"the old tree ({request.git_ref})" if request.git_ref else "the old tree"
+    unbuilt = tuple(
+        name for name, said in ((old_name, old_diagnostics), ("the new tree", new.diagnostics)) if has_errors(said)
+    )
+    if unbuilt:
         verdict = Verdict.TREE_BROKEN
     else:
         verdict = Verdict.FINDINGS if report.changed else Verdict.OK
     builds = (new.result,) if request.git_ref else (old.result, new.result)
     elsewhere = f"{request.git_ref}:" if request.git_ref else None
-    return Outcome(Diffed(report, new.result), shown, verdict, notes, builds=builds, elsewhere=elsewhere)
+    return Outcome(Diffed(report, new.result, unbuilt), shown, verdict, notes, builds=builds, elsewhere=elsewhere)
 
 
 def _sides(request: DiffRequest, scratch: str) -> tuple[_Side, _Side, list[Diagnostic]]:

@@ -62,10 +62,21 @@ def _rollout_title(r: Rollout) -> str:
     return visible(f"{r.inference_service} ({r.runtime}{moved})")
 
 
-def format_text(report: DiffReport) -> str:
+def unbuilt_line(unbuilt: tuple[str, ...]) -> str:
+    """What a report says first when a side does not build (``unbuilt`` names those sides), else ``""``."""
+    if not unbuilt:
+        return ""
+    which = " and ".join(unbuilt)
+    verb, theirs = ("do", "their") if len(unbuilt) > 1 else ("does", "its")
+    return f"{which[0].upper()}{which[1:]} {verb} not build: {theirs} errors are in the diagnostics."
+
+
+def format_text(report: DiffReport, unbuilt: tuple[str, ...] = ()) -> str:
+    """``unbuilt``: the sides that do not build (``diff`` exits 4), said first, so "No changes." never hides them."""
+    head = unbuilt_line(unbuilt)
     if not report.changed:
-        return "No changes.\n"
-    out: list[str] = []
+        return f"{head} No changes in what renders.\n" if head else "No changes.\n"
+    out: list[str] = [head, ""] if head else []
     sections = _sections(report)
     if report.rollouts:
         sections.insert(1 if report.runtimes else 0, ("InferenceServices that roll out", []))
@@ -88,13 +99,18 @@ def format_text(report: DiffReport) -> str:
     return "\n".join(out)
 
 
-def format_markdown(report: DiffReport, picture: str = "") -> str:
-    """``picture``: a fenced Mermaid block of the affected subtree (``forest.blast.picture``), shown first."""
+def format_markdown(report: DiffReport, picture: str = "", unbuilt: tuple[str, ...] = ()) -> str:
+    """``picture``: a fenced Mermaid block of the affected subtree (``forest.blast.picture``), shown first;
+    ``unbuilt`` as for ``format_text``."""
+    head = [f"**{unbuilt_line(unbuilt)}**", ""] if unbuilt else []
     if not report.changed:
-        return "### omerender diff\n\nNo changes.\n"
+        return "\n".join(
+            ["### omerender diff", "", *head, "No changes in what renders." if head else "No changes.", ""]
+        )
     out = [
         "### omerender diff",
         "",
+        *head,
         f"**{len(report.runtimes)} runtime(s) changed, {len(report.rollouts)} InferenceService(s) roll out, "
         f"{len(report.drifting)} pinned InferenceService(s) drift.**",
         "",

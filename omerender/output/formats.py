@@ -177,21 +177,22 @@ EFFECTIVE_FORMATS: dict[str, Callable[[Effective, bool], str]] = {
 # -- diff -----------------------------------------------------------------------------------
 
 
-def _diff_text(report: DiffReport) -> str:
+def _diff_text(report: DiffReport, unbuilt: tuple[str, ...]) -> str:
     from omerender.output.diff_view import format_text
 
-    return format_text(report)
+    return format_text(report, unbuilt)
 
 
-def _diff_markdown(report: DiffReport) -> str:
+def _diff_markdown(report: DiffReport, unbuilt: tuple[str, ...]) -> str:
     from omerender.output.diff_view import format_markdown
 
-    return format_markdown(report)
+    return format_markdown(report, unbuilt=unbuilt)
 
 
-DIFF_FORMATS: dict[str, Callable[[DiffReport], str]] = {
+# each takes the report and the sides that do not build (json leaves those to the exit code, 4)
+DIFF_FORMATS: dict[str, Callable[[DiffReport, tuple[str, ...]], str]] = {
     "text": _diff_text,
-    "json": lambda report: dump_json(report.as_data()),
+    "json": lambda report, _unbuilt: dump_json(report.as_data()),
     "markdown": _diff_markdown,
 }
 

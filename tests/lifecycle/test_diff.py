@@ -101,6 +101,23 @@ def test_broken_new_tree_breaks_the_tree_and_lists_what_no_longer_renders(run_cl
     assert "ParentNotFound" in {r["new"].split(" ")[-1].strip("()") for r in report["runtimes"] if r["new"]}
 
 
+def test_a_tree_that_does_not_build_is_said_before_no_changes(run_cli, fleet, tmp_path):
+    # both sides broken the same way: nothing renders differently, but "No changes." alone would hide exit 4 in a
+    # pull request's comment
+    broken = tmp_path / "broken"
+    shutil.copytree(fleet, broken)
+    edit(broken / "profiles.yaml", "name: fleet-profile", "name: renamed-profile")
+    done = run_cli("diff", str(broken), str(broken))
+    assert done.exit_code == 4
+    said_first = "The old tree and the new tree do not build: their errors are in the diagnostics."
+    assert done.stdout == f"{said_first} No changes in what renders.\n"
+    markdown = run_cli("diff", str(broken), str(broken), "-o", "markdown").stdout
+    assert markdown == f"### omerender diff\n\n**{said_first}**\n\nNo changes in what renders.\n"
+    only_new = run_cli("diff", str(fleet), str(broken)).stdout
+    assert only_new.startswith("The new tree does not build: its errors are in the diagnostics.\n\nRuntimes whose")
+    assert run_cli("diff", str(broken), str(broken), "-o", "json").stdout.startswith("{")  # json: the exit code says
+
+
 def test_usage_errors(run_cli, fleet):
     assert run_cli("diff", str(fleet)).exit_code == 2
     assert run_cli("diff", "--old", str(fleet)).exit_code == 2  # --old without --new
