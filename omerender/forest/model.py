@@ -84,12 +84,13 @@ class Node:
     def title(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
-    def sort_key(self) -> tuple[int, str, str, str]:
+    def sort_key(self) -> tuple[int, str, str, str, str]:
         return (
             0 if self.kind not in (ISVC, COUNT, MORE) else 1 if self.kind == ISVC else 2,
             self.namespace,
             self.name,
             self.kind,
+            self.id,  # a cluster runtime and its copy in a namespace's chains (``_shadowed``) share the rest
         )
 
 
@@ -228,7 +229,58 @@ def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
             forest.nodes[child_id].markers.append(f"inherits from {forest.nodes[parent_id].title}")
         else:
             forest.nodes[child_id].parent = parent_id
+    _shadowed(forest, result, ids)
     return ids
+
+
+def resolves_as(namespace: str) -> str:
+    """The marker of a cluster runtime drawn again under the parents a namespace's chains find for it."""
+    return f"as {namespace} resolves it"
+
+
+def _shadowed(forest: Forest, result: BuildResult, ids: dict[str, str]) -> None:
+    """Draw each ServingRuntime under the chain the resolver resolved for it.
+
+    A ServingRuntime's chain looks every parent up in its namespace first, the parents of the cluster runtimes in it
+    too; a cluster runtime's own chain looks at cluster runtimes only. Where the two part (a ServingRuntime in the
+    namespace has the name of a cluster runtime's parent: it shadows it), the cluster runtime is drawn again, marked
+    ``as NAMESPACE resolves it``, under the parents that namespace's chains have; the ServingRuntime hangs under
+    that copy. Bounded: one pass over each resolved chain (at most ``MAX_CHAIN_DEPTH`` runtimes)."""
+    chains = result.chains
+    for runtime in result.universe.runtimes.values():
+        chain = chains[runtime_key(runtime)]
+        path = chain.runtimes  # root first: the chain resolved
+        if not chain.ok or len(path) < 2:
+            continue
+        drawn: list[str] = []
+        for index, member in enumerate(path[:-1]):
+            own = chains[runtime_key(member)].runtimes
+            if member.kind != CSR or (len(own) == index + 1 and all(a is b for a, b in zip(own, path, strict=False))):
+                drawn.append(ids[runtime_key(member)])
+                continue
+            copy = _add(forest, _copy(forest.nodes[ids[runtime_key(member)]], runtime.namespace))
+            if copy.parent is None:  # index > 0: a chain's root is its own
+                copy.parent = drawn[-1]
+                forest.links.append(Link(copy.parent, copy.id, INHERITS))
+            drawn.append(copy.id)
+        node = forest.nodes[ids[runtime_key(runtime)]]
+        if node.parent != drawn[-1]:
+            forest.links.remove(Link(ids[runtime_key(path[-2])], node.id, INHERITS))
+            node.parent = drawn[-1]
+            forest.links.append(Link(node.parent, node.id, INHERITS))
+
+
+def _copy(node: Node, namespace: str) -> Node:
+    return Node(
+        node_id(node.kind, namespace, node.name),
+        node.kind,
+        node.namespace,
+        node.name,
+        node.key,
+        [*node.markers, resolves_as(namespace)],
+        node.reason,
+        node.message,
+    )
 
 
 def _cycle_entries(forest: Forest, parents: dict[str, str], on_cycle: set[str]) -> set[str]:
