@@ -38,7 +38,7 @@ __all__ = [
     "keep",
     "node_id",
 ]
-from omerender.resolve.inherit import INHERITANCE_CYCLE, RESOLVED, is_profile, parent_name
+from omerender.resolve.inherit import INHERITANCE_CYCLE, RESOLVED, Chain, is_profile, parent_name
 
 MISSING = "Missing"  # a parent or runtime that is named but not found
 COUNT = "InferenceServices"  # InferenceServices collapsed into a count (--collapse-isvcs)
@@ -245,16 +245,18 @@ def _shadowed(forest: Forest, result: BuildResult, ids: dict[str, str]) -> None:
     too; a cluster runtime's own chain looks at cluster runtimes only. Where the two part (a ServingRuntime in the
     namespace has the name of a cluster runtime's parent: it shadows it), the cluster runtime is drawn again, marked
     ``as NAMESPACE resolves it``, under the parents that namespace's chains have; the ServingRuntime hangs under
-    that copy. Bounded: one pass over each resolved chain (at most ``MAX_CHAIN_DEPTH`` runtimes)."""
+    that copy. A chain broken on the way is drawn as far as it was walked; a cycle is left as ``_runtimes`` drew
+    it. Bounded: one pass over each chain (at most ``MAX_CHAIN_DEPTH`` runtimes, or the walk to a broken link)."""
     chains = result.chains
     for runtime in result.universe.runtimes.values():
         chain = chains[runtime_key(runtime)]
-        path = chain.runtimes  # root first: the chain resolved
-        if not chain.ok or len(path) < 2:
+        path = _root_first(chain)
+        node = forest.nodes[ids[runtime_key(runtime)]]
+        if chain.reason == INHERITANCE_CYCLE or len(path) < 2 or node.parent != ids[runtime_key(path[-2])]:
             continue
         drawn: list[str] = []
         for index, member in enumerate(path[:-1]):
-            own = chains[runtime_key(member)].runtimes
+            own = _root_first(chains[runtime_key(member)])
             if member.kind != CSR or (len(own) == index + 1 and all(a is b for a, b in zip(own, path, strict=False))):
                 drawn.append(ids[runtime_key(member)])
                 continue
@@ -263,11 +265,16 @@ def _shadowed(forest: Forest, result: BuildResult, ids: dict[str, str]) -> None:
                 copy.parent = drawn[-1]
                 forest.links.append(Link(copy.parent, copy.id, INHERITS))
             drawn.append(copy.id)
-        node = forest.nodes[ids[runtime_key(runtime)]]
-        if node.parent != drawn[-1]:
-            forest.links.remove(Link(ids[runtime_key(path[-2])], node.id, INHERITS))
-            node.parent = drawn[-1]
-            forest.links.append(Link(node.parent, node.id, INHERITS))
+        if node.parent == drawn[-1]:
+            continue
+        at = next(i for i, link in enumerate(forest.links) if link.child == node.id and link.type == INHERITS)
+        node.parent = drawn[-1]
+        forest.links[at] = forest.links[at]._replace(parent=node.parent)
+
+
+def _root_first(chain: Chain) -> tuple[Obj, ...]:
+    """The runtimes of ``chain`` root first: as resolved, or as far as a broken chain was walked (written first)."""
+    return chain.runtimes if chain.ok else tuple(reversed(chain.runtimes))
 
 
 def _copy(node: Node, namespace: str) -> Node:

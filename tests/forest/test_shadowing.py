@@ -146,3 +146,26 @@ def test_effective_show_origin_names_kind_and_namespace(run_cli, repo):
     origins = json.loads(direct.stdout)["origins"]
     assert origins["engineConfig.runner.image"] == "ClusterServingRuntime sglang-profile"
     assert origins["disabled"] == "ClusterServingRuntime cluster-child"
+
+
+def test_a_broken_chain_is_drawn_as_far_as_it_was_walked(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    team = runtime(
+        "sglang-profile", profile_spec(), profile=True, kind="ServingRuntime", namespace="team-b", parent="gone"
+    )
+    (tmp_path / "in.yaml").write_text(
+        dump(MODEL, CLUSTER_PROFILE, team, CLUSTER_CHILD, TEAM_CHILD, isvc("svc", "team-child", namespace="team-b"))
+    )
+    done = run_cli("tree", "in.yaml", "--color", "never")
+    assert done.exit_code == 1
+    assert done.stdout == (
+        "ClusterServingRuntime sglang-profile  [profile, disabled]\n"
+        "└── ClusterServingRuntime cluster-child\n"
+        "(not found) team-b/gone  [ParentNotFound]\n"
+        "└── ServingRuntime team-b/sglang-profile  [profile, disabled, ParentNotFound]\n"
+        "    └── ClusterServingRuntime cluster-child  [as team-b resolves it]\n"
+        "        └── ServingRuntime team-b/team-child  [ParentNotFound]\n"
+        "            └── InferenceService team-b/svc\n"
+    )
+    drawn = run_cli("graph", "in.yaml", "-o", "mermaid").stdout
+    assert "csr__team_2d_b__cluster_2d_child -.->|ParentNotFound| sr__team_2d_b__team_2d_child" in drawn
