@@ -248,6 +248,7 @@ def _shadowed(forest: Forest, result: BuildResult, ids: dict[str, str]) -> None:
     that copy. A chain broken on the way is drawn as far as it was walked; a cycle is left as ``_runtimes`` drew
     it. Bounded: one pass over each chain (at most ``MAX_CHAIN_DEPTH`` runtimes, or the walk to a broken link)."""
     chains = result.chains
+    links_to: dict[str, int] | None = None  # each runtime's inherit link, by child id: made when first needed
     for runtime in result.universe.runtimes.values():
         chain = chains[runtime_key(runtime)]
         path = _root_first(chain)
@@ -267,7 +268,9 @@ def _shadowed(forest: Forest, result: BuildResult, ids: dict[str, str]) -> None:
             drawn.append(copy.id)
         if node.parent == drawn[-1]:
             continue
-        at = next(i for i, link in enumerate(forest.links) if link.child == node.id and link.type == INHERITS)
+        if links_to is None:
+            links_to = {link.child: i for i, link in enumerate(forest.links) if link.type == INHERITS}
+        at = links_to[node.id]
         node.parent = drawn[-1]
         forest.links[at] = forest.links[at]._replace(parent=node.parent)
 
