@@ -144,7 +144,13 @@ def _runtime_markers(runtime: Obj) -> list[str]:
     return markers
 
 
-def _own_parent(universe: Universe, runtime: Obj, name: str) -> Obj | None:
+def _own_parent(universe: Universe, chain: Chain, name: str) -> Obj | None:
+    """The parent the resolver found for ``chain``'s runtime; looked up as it looks only where its chain does not hold
+    the parent (a cycle back to a runtime walked already, a parent whose spec is refused) or none was found."""
+    walked = _root_first(chain)
+    if len(walked) >= 2:
+        return walked[-2]
+    runtime = chain.runtime
     if runtime.kind == SR:
         found: Obj | None = universe.runtime_named(name, runtime.namespace)
         return found
@@ -209,7 +215,7 @@ def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
         if name is None:
             continue
         child = forest.nodes[ids[key]]
-        found = _own_parent(universe, runtime, name)
+        found = _own_parent(universe, chains[key], name)
         if found is None:
             missing = _missing(forest, runtime.namespace, name, child.reason)
             forest.links.append(Link(missing.id, child.id, INHERITS, child.reason))
