@@ -394,13 +394,19 @@ SERVED_MODEL_NAME = _code(
     "an engine's --served-model-name names the storage repository of another model in the inputs",
     "SGLang and vLLM --served-model-name",
 )
+GPU_MEMORY_FIT = _code(
+    "gpu-memory-fit",
+    ERROR,
+    "a model's weights, split over the engine's tensor and pipeline parallelism, exceed the GPU memory it may use",
+    "SGLang --mem-fraction-static, vLLM --gpu-memory-utilization",
+)
 IGNORE_CHECK = _code(
     "ignore-check",
     WARNING,
     "an ignore-check.omerender.io annotation without a reason, or naming no check it can silence",
 )
 SERVING_CHECKS = frozenset(
-    {GPU_PARALLELISM, PROBE_TARGET, ROUTER_DISCOVERY, PD_PAIRING, SHM_MISSING, SERVED_MODEL_NAME}
+    {GPU_PARALLELISM, PROBE_TARGET, ROUTER_DISCOVERY, PD_PAIRING, SHM_MISSING, SERVED_MODEL_NAME} | {GPU_MEMORY_FIT}
 )
 UNSILENCEABLE = frozenset({VOLUME_MOUNT_UNDEFINED})
 

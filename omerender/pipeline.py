@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import os
@@ -240,10 +241,11 @@ def resolve_inputs(
 def serving_policy(options: BuildOptions) -> tuple[ServingPolicy, list[Diagnostic]]:
     """How the serving checks run: the serving-checks setting, and the settings file's exemptions and severities."""
     if options.serving_rules is None:
-        return ServingPolicy(options.serving_checks), []
+        return ServingPolicy(options.serving_checks, gpu_memory=options.gpu_memory), []
     from omerender.load import serving_rules
 
-    return serving_rules.read(options.serving_rules, options.serving_checks)
+    policy, problems = serving_rules.read(options.serving_rules, options.serving_checks)
+    return dataclasses.replace(policy, gpu_memory=options.gpu_memory), problems
 
 
 def status(

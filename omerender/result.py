@@ -42,6 +42,7 @@ class BuildOptions:
     budget: Budget | None = None  # what the run may read in all (load.bounded); made on first use
     parse_jobs: int = 1  # processes that may parse the inputs (load.reader.PARSE_LEAST_BYTES says from when)
     serving_checks: str = "on"  # on, warn or off (omerender.verify.serving)
+    gpu_memory: float | None = None  # GiB per GPU of a pod that names no GPU (gpu-memory-fit)
     serving_rules: str | None = None  # the settings file whose serving-check exemptions and severities apply
 
     def run_budget(self) -> Budget:

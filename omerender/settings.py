@@ -10,9 +10,10 @@ stacks them (later layers win) into one frozen ``Settings`` that records where e
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -34,6 +35,7 @@ RENDERED, FLATTENED, PASSTHROUGH, INPUTS = "rendered", "flattened", "passthrough
 EMIT_KINDS = (RENDERED, FLATTENED, PASSTHROUGH, INPUTS)  # --emit: what a build prints (output.emit)
 VALIDATE_MODES = tuple(mode.value for mode in ValidationMode)
 SERVING_CHECK_MODES = ("on", "warn", "off")
+MAX_GPU_MEMORY_GIB = 1024  # gpu-memory at most: more than any GPU has (the largest hold under 300 GiB)
 REPORT_FORMATS = ("text", "json", "github", "sarif", "junit", "gitlab")  # --report-format (output.reporters)
 ENV_PREFIX = "OMERENDER_"
 ARGOCD_ENV_PREFIX = "ARGOCD_ENV_OMERENDER_"
@@ -51,6 +53,7 @@ class Kind(StrEnum):
     CHOICES = "choices"
     COUNT = "count"  # a whole number >= 0, or unset
     SIZE = "size"  # a whole number >= 1
+    NUMBER = "number"  # a number > 0 (not only whole), at most the spec's maximum, or unset
     FLAG = "flag"
     VERBOSITY = "verbosity"
     REPORTS = "reports"  # repeatable FMT[=FILE]
@@ -101,6 +104,7 @@ class Spec:
     writes: bool = False  # where omerender writes: taken from the command line and the environment only
     pattern: str | None = None  # a text value matches it (ECMA and Python regex alike: the schema says it too)
     maximum: int | None = None  # a number is at most this
+    unit: str = ""  # what a number counts, for messages
 
     @property
     def name(self) -> str:
@@ -194,6 +198,20 @@ SETTINGS: tuple[Spec, ...] = (
         "docs/serving-checks.md): on (their errors fail the build), warn (reported as warnings) or off. "
         "volume-mount-undefined, an API-server rejection, stays an error.",
         choices=SERVING_CHECK_MODES,
+        routes=EVERY,
+        commands=("build", "effective", "lock", "diff", "tree", "graph", "factor"),
+    ),
+    Spec(
+        stem="gpu-memory",
+        kind=Kind.NUMBER,
+        default=None,
+        help="GiB of memory per GPU for pods that name no GPU (no AcceleratorClass memoryGB, no node selector or "
+        "affinity on a GPU product or instance type omerender knows): gpu-memory-fit checks each engine's share of "
+        "the model's weights against it (docs/serving-checks.md) [default: an error only when no GPU omerender "
+        "knows holds the share, a warning when an 80 GiB one does not].",
+        metavar="GIB",
+        maximum=MAX_GPU_MEMORY_GIB,
+        unit="GiB",
         routes=EVERY,
         commands=("build", "effective", "lock", "diff", "tree", "graph", "factor"),
     ),
@@ -396,6 +414,7 @@ class Settings:
     validate: ValidationMode = ValidationMode.STRICT  # whichever route gave it as text
     kube_version: str | None = DEFAULT_KUBE_VERSION
     serving_checks: str = "on"
+    gpu_memory: float | None = None
     emit: tuple[str, ...] = (RENDERED,)
     max_errors: int | None = None
     fail_empty_input: bool = False
@@ -437,6 +456,8 @@ class Settings:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
     if isinstance(value, tuple):
         return ",".join(value) or "(none)"
     return clip(str(value))
@@ -489,6 +510,23 @@ def _number(value: Any, label: str, least: int) -> int:
     return number
 
 
+def _positive(value: Any, label: str, most: int | None, unit: str) -> float:
+    """A finite number > 0 (at most ``most``), from a number or its text."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise SettingsError(f"{label}: expected a number, got {clip(repr(value))}")
+    text = str(value).strip()
+    try:
+        number = float(text) if len(text) <= 32 else math.nan
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise SettingsError(f"{label}: expected a number, got {clip(text)!r}")
+    if number <= 0 or (most is not None and number > most):
+        bound = f" and at most {most}" if most is not None else ""
+        raise SettingsError(f"{label}: expected a number of {unit or 'units'} above 0{bound}, got {clip(text)}")
+    return number
+
+
 def _flag(value: Any, label: str) -> bool:
     if isinstance(value, bool):
         return value
@@ -523,9 +561,13 @@ def file_type(spec: Spec) -> str:
     """The JSON type a settings file gives ``spec``'s value in: string, boolean, integer or list (or string)."""
     if spec.kind in (Kind.PATHS, Kind.CHOICES, Kind.REPORTS):
         return "list"
-    return {Kind.FLAG: "boolean", Kind.COUNT: "integer", Kind.SIZE: "integer", Kind.VERBOSITY: "integer"}.get(
-        spec.kind, "string"
-    )
+    return {
+        Kind.FLAG: "boolean",
+        Kind.COUNT: "integer",
+        Kind.SIZE: "integer",
+        Kind.VERBOSITY: "integer",
+        Kind.NUMBER: "number",
+    }.get(spec.kind, "string")
 
 
 def _typed_as_in_the_schema(spec: Spec, value: Any) -> bool:
@@ -536,6 +578,8 @@ def _typed_as_in_the_schema(spec: Spec, value: Any) -> bool:
         return isinstance(value, bool)
     if wanted == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
+    if wanted == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
     return isinstance(value, str)
 
 
@@ -545,6 +589,7 @@ def coerce(spec: Spec, value: Json, label: str, strict: bool = False, written: s
     ``written``: the value as the file spells it, for the message (YAML reads ``1.30`` as the number 1.3)."""
     if strict and not _typed_as_in_the_schema(spec, value):
         wanted = {"list": "a list of strings or a string", "integer": "a whole number", "boolean": "true or false"}
+        wanted["number"] = "a number"
         shown = _kind_of(value) if written is None else clip(written)
         hint = f"; quote it: '{clip(written or str(value))}'" if file_type(spec) == "string" else ""
         raise SettingsError(f"{label}: expected {wanted.get(file_type(spec), 'a string')}, got {shown}{hint}")
@@ -562,6 +607,8 @@ def coerce(spec: Spec, value: Json, label: str, strict: bool = False, written: s
         return tuple(dict.fromkeys(items)) if spec.kind is Kind.CHOICES else items
     if spec.kind is Kind.FLAG:
         return _flag(value, label)
+    if spec.kind is Kind.NUMBER:
+        return _positive(value, label, spec.maximum, spec.unit)
     if spec.kind in (Kind.COUNT, Kind.VERBOSITY, Kind.SIZE):
         number = _number(value, label, 1 if spec.kind is Kind.SIZE else 0)
         if spec.maximum is not None and number > spec.maximum:
@@ -599,10 +646,11 @@ def for_command(command: str) -> tuple[Spec, ...]:
     return tuple(spec for spec in SETTINGS if command in spec.commands)
 
 
-def from_env(env: Mapping[str, str]) -> Layer:
-    """The ``OMERENDER_*`` variables of the settings that take them (the file's route); others are ignored."""
-    found = {s.stem: coerce(s, env[s.env_name], s.env_name) for s in for_route(Route.FILE) if s.env_name in env}
-    return Layer(Origin.ENV, found)
+def from_env(env: Mapping[str, str], stems: Collection[str] | None = None) -> Layer:
+    """The ``OMERENDER_*`` variables of the settings that take them (the file's route), of ``stems`` only when
+    given (a route reads those it takes); others are ignored, unread."""
+    specs = [s for s in for_route(Route.FILE) if s.env_name in env and (stems is None or s.stem in stems)]
+    return Layer(Origin.ENV, {s.stem: coerce(s, env[s.env_name], s.env_name) for s in specs})
 
 
 def _listed(item: dict[str, Any]) -> str:
@@ -625,6 +673,8 @@ def value_schema(spec: Spec) -> dict[str, Any]:
         return {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}
     if spec.kind is Kind.FLAG:
         return {"type": "boolean"}
+    if spec.kind is Kind.NUMBER:
+        return {"type": "number", "exclusiveMinimum": 0, **({"maximum": spec.maximum} if spec.maximum else {})}
     if spec.kind in (Kind.COUNT, Kind.SIZE):
         bounds = {"minimum": 1 if spec.kind is Kind.SIZE else 0}
         return {"type": "integer", **bounds, **({"maximum": spec.maximum} if spec.maximum is not None else {})}

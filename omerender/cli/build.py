@@ -27,14 +27,6 @@ if TYPE_CHECKING:
     from omerender.commands.build import BuildRequest
 
 
-def cores() -> int:
-    """``fanout.cores`` under the name the other command modules used (``commands.request.parse_jobs`` is the
-    ``-j`` default); kept while they move to their use cases."""
-    from omerender.fanout import cores as available
-
-    return available()
-
-
 @click.command(short_help="Render what the OME controller creates for each InferenceService.")
 @paths_argument
 @output_option(

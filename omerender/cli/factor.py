@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import click
 
-from omerender.cli.common import STDOUT_HINT, guard, output_option, paths_argument
+from omerender.cli.guard import guard
 from omerender.cli.options import settings_options
 from omerender.cli.own_options import own_options
+from omerender.cli.params import STDOUT_HINT, output_option, paths_argument
 from omerender.cli.present import exit_with, refuse, report_outcome, say
 from omerender.factor.report import FACTOR_FORMATS
 from omerender.settings import Settings

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from omerender.cli.common import STDOUT_HINT, F, guard, output_option, paths_argument, stdin
+from omerender.cli.guard import F, guard, stdin
 from omerender.cli.options import settings_options
 from omerender.cli.own_options import own_options
+from omerender.cli.params import STDOUT_HINT, output_option, paths_argument
 from omerender.cli.present import exit_with, refuse, report_outcome
 from omerender.errors import EXIT_USAGE
 from omerender.output.formats import GRAPH_FORMATS

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import click
 
-from omerender.cli.common import STDOUT_HINT, OutputFormat, guard, output_option, paths_argument, stdin
+from omerender.cli.guard import guard, stdin
 from omerender.cli.options import settings_options
 from omerender.cli.own_options import own_options
+from omerender.cli.params import STDOUT_HINT, OutputFormat, output_option, paths_argument
 from omerender.cli.present import exit_with, refuse, report_outcome, say
 from omerender.output.formats import DIFF_FORMATS, EFFECTIVE_FORMATS
 from omerender.settings import Settings

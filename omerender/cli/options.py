@@ -8,6 +8,7 @@ runs, folds their values (over the ``.omerender.yaml`` file and the ``OMERENDER_
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -42,6 +43,7 @@ _TYPES: Mapping[Kind, Callable[[Spec], dict[str, Any]]] = {
     Kind.CHOICES: lambda s: {"type": click.Choice(s.choices), "multiple": True},
     Kind.COUNT: lambda s: {"type": click.IntRange(min=0)},
     Kind.SIZE: lambda s: {"type": click.IntRange(min=1, max=s.maximum)},
+    Kind.NUMBER: lambda s: {"type": click.FloatRange(min=0, min_open=True, max=s.maximum)},
     Kind.FLAG: lambda s: {"is_flag": True},
     Kind.VERBOSITY: lambda s: {"count": True},
     Kind.REPORTS: lambda s: {"multiple": True},
@@ -56,7 +58,18 @@ def _reports_callback(ctx: click.Context, param: click.Parameter, values: tuple[
     return values
 
 
-_CALLBACKS = {"namespace": namespace_callback, "output-dir": folder_callback, "report-format": _reports_callback}
+def _finite_callback(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):  # click's FloatRange lets nan through
+        raise click.BadParameter(f"{value} is not a number", ctx, param)
+    return value
+
+
+_CALLBACKS = {
+    "namespace": namespace_callback,
+    "output-dir": folder_callback,
+    "report-format": _reports_callback,
+    "gpu-memory": _finite_callback,
+}
 _NEGATABLE = {"fail-empty"}  # --fail-empty/--no-fail-empty
 
 

@@ -97,6 +97,7 @@ def build_options(
         budget=budget,
         parse_jobs=parse_jobs,
         serving_checks=settings.serving_checks,
+        gpu_memory=settings.gpu_memory,
         serving_rules=settings.config,
     )
 

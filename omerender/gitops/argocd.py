@@ -37,6 +37,11 @@ DEFAULT_EMIT = (INPUTS, PASSTHROUGH)
 DEFAULT_MAX_ERRORS = 20
 ALIASES = {"search-paths": "search-path"}  # the parameter's earlier name, still read
 ALLOW_EMPTY = "allow-empty"  # the plugin's own: --no-fail-empty and no --fail-empty-input
+KUSTOMIZE_BUILD = "kustomize-build"  # the plugin's own: render `kustomize build .` (gitops.kustomize_run)
+OWN = (ALLOW_EMPTY, KUSTOMIZE_BUILD)
+FROM_SIDECAR = ("jobs",)
+"""What the repo-server's own environment (``OMERENDER_*``) gives besides the plugin's settings: how many processes
+render, not what; neither the repository (its settings file) nor the Application (a parameter) chooses it."""
 
 
 def defaults(env: Mapping[str, str]) -> Settings:
@@ -52,6 +57,9 @@ def defaults(env: Mapping[str, str]) -> Settings:
     )
 
 
+EMPTY_IS_DEFAULT = (Kind.TEXT, Kind.PATH, Kind.CHOICE, Kind.NUMBER)  # the UI sends "" for a parameter left blank
+
+
 def _typed(name: str, where: str, value: str | tuple[str, ...]) -> dict[str, Any]:
     """``{stem: value}`` for parameter ``name`` (``emit``, ``search-path``, ...) given as ``value``."""
     label = f"{where} {name}"
@@ -59,10 +67,12 @@ def _typed(name: str, where: str, value: str | tuple[str, ...]) -> dict[str, Any
     if stem == ALLOW_EMPTY:
         allowed = coerce(BY_STEM["fail-empty"], value if isinstance(value, str) else ",".join(value), label)
         return {"fail-empty": not allowed, "fail-empty-input": not allowed}
+    if stem == KUSTOMIZE_BUILD:
+        return {}  # read by kustomize_build
     if stem not in {s.stem for s in for_route(Route.ARGOCD)}:
-        known = sorted([*(s.stem for s in for_route(Route.ARGOCD)), ALLOW_EMPTY])
+        known = sorted([*(s.stem for s in for_route(Route.ARGOCD)), *OWN])
         raise SettingsError(f"{label}: unknown parameter; known: {', '.join(known)}")
-    if isinstance(value, str) and not value.strip() and BY_STEM[stem].kind in (Kind.TEXT, Kind.PATH, Kind.CHOICE):
+    if isinstance(value, str) and not value.strip() and BY_STEM[stem].kind in EMPTY_IS_DEFAULT:
         return {}  # an empty text parameter keeps the default (the Application's namespace, the cluster's version)
     typed = coerce(BY_STEM[stem], value, label)
     if stem == "emit":
@@ -108,3 +118,21 @@ def layers(env: Mapping[str, str]) -> list[Layer]:
         for name, value in _parameters(env[PARAMETERS]):
             given.update(_typed(name, "parameter", value))
     return [Layer(Origin.ENV, from_env), Layer(Origin.PARAMETER, given)]
+
+
+def kustomize_build(env: Mapping[str, str]) -> bool:
+    """Whether the Application asks to render ``kustomize build`` of its folder (``kustomize-build``: a parameter,
+    else ``ARGOCD_ENV_OMERENDER_KUSTOMIZE_BUILD``; off by default). Not a setting: the repository's settings file
+    never chooses to run a program. Raises SettingsError for a value that is no boolean."""
+    env_name = ARGOCD_ENV_PREFIX + KUSTOMIZE_BUILD.upper().replace("-", "_")
+    given: tuple[str, str | tuple[str, ...]] | None = None
+    if env_name in env:
+        given = (f"plugin env {KUSTOMIZE_BUILD}", env[env_name])
+    if env.get(PARAMETERS, "").strip():
+        for name, value in _parameters(env[PARAMETERS]):
+            if name == KUSTOMIZE_BUILD:
+                given = (f"parameter {KUSTOMIZE_BUILD}", value)
+    if given is None:
+        return False
+    label, value = given
+    return bool(coerce(BY_STEM["fail-empty"], value if isinstance(value, str) else ",".join(value), label))

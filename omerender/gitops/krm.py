@@ -8,8 +8,9 @@ the rendered objects; rendered objects get a path under ``outputDir``.
 
 functionConfig: a ConfigMap (``data``) or any object with a ``spec``; its keys are the settings registry's
 KRM route, the camelCase of each stem (``emit``, ``namespace``, ``searchPath``, ``modelMetadata``, ``lockFile``,
-``controllerConfig``, ``kubeVersion``, ``servingChecks``, ``validate``, ``maxErrors``, ``failEmptyInput``), plus
-``paths`` (files or folders read from disk as well: a kustomize generator receives no items) and ``outputDir``. The
+``controllerConfig``, ``kubeVersion``, ``servingChecks``, ``gpuMemory``, ``validate``, ``maxErrors``,
+``failEmptyInput``), plus ``paths`` (files or folders read from disk as well: a kustomize generator receives no
+items) and ``outputDir``. The
 package's ``.omerender.yaml`` is read too, under the functionConfig.
 """
 
@@ -28,6 +29,7 @@ from omerender.commands.engine import Given
 from omerender.commands.request import Inputs, build_options
 from omerender.diagnostics import INFO, Diagnostic, has_errors
 from omerender.errors import UsageError
+from omerender.load import settings_file
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
 from omerender.load.reader import yaml_diagnostic
@@ -191,6 +193,40 @@ def layer(function_config: object) -> Layer:
     if problem:
         raise KrmError(f"functionConfig: {problem}")
     return Layer(Origin.FUNCTION_CONFIG, found)
+
+
+SETTINGS_API_VERSION, SETTINGS_KIND = "omerender.io/v1alpha1", "OmeRenderSettings"
+LOCAL_CONFIG = "config.kubernetes.io/local-config"
+
+
+def _is_settings(item: dict[str, Any]) -> bool:
+    return item.get("apiVersion") == SETTINGS_API_VERSION and item.get("kind") == SETTINGS_KIND
+
+
+def package_settings(resource_list: ResourceList, base: str, root: str) -> Layer | None:
+    """The package's settings object (``OmeRenderSettings``, a local-config object kpt reads as a resource, where a
+    plain ``.omerender.yaml`` is no KRM resource): its ``spec`` holds ``.omerender.yaml``'s keys, read by the
+    settings file's rules, paths relative to ``base`` (where the function runs) inside ``root``. None when the
+    package holds none; raises KrmError for two, one that is not local config, or a key it may not hold."""
+    found = [item for item in resource_list.items if isinstance(item, dict) and _is_settings(item)]
+    if not found:
+        return None
+    where = ", ".join(_locate(item)[0] or f"<item {resource_list.items.index(item)}>" for item in found)
+    if len(found) > 1:
+        raise KrmError(f"{where}: a package holds at most one {SETTINGS_KIND}")
+    item = found[0]
+    if str(_annotations(item).get(LOCAL_CONFIG, "")).lower() != "true":
+        raise KrmError(
+            f'{where}: {SETTINGS_KIND} needs the annotation {LOCAL_CONFIG}: "true" (else kpt live apply and '
+            "kustomize send it to the cluster)"
+        )
+    spec = item.get("spec")
+    if spec is not None and not isinstance(spec, dict):
+        raise KrmError(f"{where}: {SETTINGS_KIND} spec holds one mapping of settings")
+    layer, problems = settings_file.read_mapping(spec or {}, base, root)
+    if problems:
+        raise KrmError(f"{where}: {SETTINGS_KIND}: {'; '.join(problems)}")
+    return layer
 
 
 def parse_config(function_config: object) -> Settings:

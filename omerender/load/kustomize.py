@@ -170,7 +170,8 @@ def expand(
                 col,
                 f"kustomization field {clip(str(key))!r} is not applied by omerender (it reads only resources and "
                 "bases); kustomize build would change or add objects with it, so the result would differ: render the "
-                "kustomize output instead (kustomize build DIR | omerender build -) or drop the field",
+                "kustomize output instead (kustomize build DIR | omerender build -; in Argo CD, the plugin parameter "
+                "kustomize-build: true) or drop the field",
             )
         )
     if refused:

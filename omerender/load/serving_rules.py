@@ -46,6 +46,7 @@ class ServingPolicy:
     mode: str = "on"
     severity: Mapping[str, Severity] = field(default_factory=dict)
     exemptions: tuple[Exemption, ...] = ()
+    gpu_memory: float | None = None  # the gpu-memory setting (GiB per GPU), for gpu-memory-fit
 
     def __post_init__(self) -> None:
         assert self.mode in SERVING_CHECK_MODES

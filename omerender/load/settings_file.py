@@ -47,20 +47,35 @@ CAP_NAME = "fixed for the settings file; --max-file-size does not change it"
 LOCK = "lock-file"
 
 
+def _limit(folder: str, top: str | None) -> str:
+    """The highest folder the search may read: ``top`` when given and above ``folder``, else the repository root
+    (the nearest folder at or above ``folder`` holding ``.git``); outside any repository, the working folder when
+    ``folder`` lies in it, else ``folder`` itself. A settings file above the repository is never read."""
+    repository = repository_of(folder)
+    has_git = os.path.lexists(os.path.join(repository, ".git"))
+    if top is not None and is_within(folder, os.path.abspath(top)):
+        last = os.path.abspath(top)
+        return repository if has_git and is_within(repository, last) else last
+    if has_git:
+        return repository
+    here = os.path.abspath(os.curdir)
+    return here if is_within(folder, here) else folder
+
+
 def find(paths: list[str], top: str | None = None) -> str | None:
     """``.omerender.yaml`` in the first of ``paths`` or a folder above it, up to the repository root (the
-    folder holding ``.git``), ``top`` when given, or the file system's root; None when there is none. A symlink of
-    that name counts as found whether or not it leads anywhere: ``read`` refuses one that leaves the repository,
-    so nothing tells whether its target exists."""
+    folder holding ``.git``) or ``top`` when given, whichever is nearer; outside a repository, up to the working
+    folder at most (``_limit``); None when there is none. A symlink of that name counts as found whether or not it
+    leads anywhere: ``read`` refuses one that leaves the repository, so nothing tells whether its target exists."""
     given = paths[0] if paths else "."
     folder = os.path.abspath(given if os.path.isdir(given) else os.path.dirname(given) or ".")
-    last = os.path.abspath(top) if top else None
+    last = _limit(folder, top)
     while True:
         candidate = os.path.join(folder, SETTINGS_FILE)
         if os.path.islink(candidate) or os.path.isfile(candidate):
             return os.path.relpath(candidate)
         parent = os.path.dirname(folder)
-        if os.path.exists(os.path.join(folder, ".git")) or folder in (parent, last):
+        if folder in (parent, last):
             return None
         folder = parent
 
@@ -209,3 +224,25 @@ def read(path: str, root: str | None = None, budget: Budget | None = None) -> tu
         else:
             values[stem] = typed
     return Layer(Origin.FILE, values), problems
+
+
+def read_mapping(values: dict[str, object], base: str, root: str) -> tuple[Layer, list[str]]:
+    """The settings a mapping of settings-file keys gives (the ``spec`` of a KRM package's settings object), and
+    its problems, each naming its key. The settings file's rules hold: the keys it takes, its types, nothing that
+    says where omerender writes, paths relative to ``base`` that stay inside ``root``. The keys read only with
+    their positions (``serving-check-exemptions``, ``serving-check-severity``) belong in ``.omerender.yaml``."""
+    node = yaml.compose(yaml.safe_dump(values, sort_keys=False), Loader=yaml.SafeLoader)
+    found: dict[str, object] = {}
+    problems: list[str] = []
+    anchor = os.path.join(base, SETTINGS_FILE)  # paths are relative to its folder, as given (relative stays)
+    for key, value in node.value if isinstance(node, yaml.MappingNode) else ():
+        if key.value in FILE_ONLY_KEYS:
+            problems.append(f"{clip(str(key.value))}: read from {SETTINGS_FILE} only (with its line numbers)")
+            continue
+        try:
+            stem, typed = _entry(anchor, os.path.abspath(root), key, value, values.get(key.value))
+        except _Refused as refused:
+            problems.append(refused.message)
+        else:
+            found[stem] = typed
+    return Layer(Origin.FILE, found), problems

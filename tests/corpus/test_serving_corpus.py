@@ -29,6 +29,7 @@ OVERLAY = REPO / "omerender" / "catalogue" / "ome-v0.1.5.yaml"
 NAMESPACE = "corpus"
 SERVING = ("volume-mount-undefined", "gpu-parallelism", "probe-target", "router-discovery", "pd-pairing")
 SERVING += ("shm-missing", "served-model-name", "ignore-check")
+SERVING += ("gpu-memory-fit",)
 DUPLICATES = {  # the second file of a runtime name defined twice (omerender keeps the first; test_ome_corpus.py)
     "srt/Qwen/qwen2-5-32b-instruct-rt.yaml",
     "srt/Qwen/qwen3-embedding-0-6b-rt.yaml",
@@ -55,6 +56,20 @@ EXPECTED = {
     # srt-qwen-image-edit serves Qwen/Qwen-Image-Edit but answers as Qwen/Qwen-Image, model qwen-image's repository:
     # a copy of Qwen-Image-rt.yaml's name (clients asking for qwen-image-edit get a 404).
     ("srt/Qwen/Qwen-Image-Edit-rt.yaml", 61, 11, "warning", "served-model-name"),
+    # gpu-memory-fit, at --tp-size (each derives as: parameter count x bytes per parameter / tp, against 0.9 x 80 GiB
+    # = 72 GiB, as neither runtime names a GPU). DeepSeek-V3, 685B (the overlay's parameter_count) in fp8 (its
+    # quantization): 638 GiB, 79.7 GiB per GPU over --tp-size 8; SGLang's DeepSeek V3 guide runs it on 8 H200 or two
+    # nodes of 8 H100, as 8 GPUs of 80 GiB hold 640 GiB in all, less than the weights and a KV cache.
+    ("srt/deepseek-ai/deepseek-v3-rt.yaml", 57, 11, "warning", "gpu-memory-fit"),
+    # Kimi K2 (fit-12: the catalogue's kimi-k2-instruct with this runtime's modelSizeRange.min, 900B, as its size; the
+    # published count is 1.03T, more still) in fp8 (quant_method fp8): 838 GiB, 104.8 GiB per GPU over --tp-size 8.
+    ("srt/moonshotai/kimi-k2-instruct-rt.yaml", 56, 11, "warning", "gpu-memory-fit"),
+    # Not checked yet: the overlay ships no parameter count and dtype for the three (their stand-in sizes are
+    # not read). With parameter_count and torch_dtype bfloat16 in their modelConfiguration, each at its --tp-size
+    # line: srt-dots-vlm1-inst (672B x 2 bytes over --tp-size 1: 1251.7 GiB, over the 162 GiB of a B200 at 0.9: an
+    # error, rednote-hilab/dots-vlm1-inst.yaml:56:11), srt-glm-4-5v (108B: 201.2 GiB on 1 GPU, an error, 56:11),
+    # srt-ling-plus (290B over --tp-size 4: 135.0 GiB per GPU, over 72 GiB, under 162: a warning, 56:11); minimax-m2
+    # (230B in fp8 over 4: 53.5 GiB) stays quiet.
 }
 
 

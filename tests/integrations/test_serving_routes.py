@@ -197,7 +197,8 @@ def test_a_bad_exemption_is_a_located_settings_error(repo: Path) -> None:
         ".omerender.yaml:4:13: error: [settings] serving-check-exemptions entry codes: volume-mount-undefined is the "
         "API server's rule (the pod is refused): it cannot be exempted or relaxed",
         ".omerender.yaml:4:37: error: [settings] serving-check-exemptions entry codes: 'gpu-paralelism' is no serving "
-        "check; known: gpu-parallelism, pd-pairing, probe-target, router-discovery, served-model-name, shm-missing",
+        "check; known: gpu-memory-fit, gpu-parallelism, pd-pairing, probe-target, router-discovery, "
+        "served-model-name, shm-missing",
         ".omerender.yaml:5:13: error: [settings] serving-check-exemptions entry: reason must say why the check does "
         "not apply",
         ".omerender.yaml:6:39: error: [settings] serving-check-severity shm-missing: expected error, warning or info",

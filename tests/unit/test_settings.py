@@ -38,6 +38,7 @@ PARAMETER_TYPES = {
     Kind.CHOICES: "array",
     Kind.FLAG: "boolean",
     Kind.COUNT: "number",
+    Kind.NUMBER: "number",
     Kind.TEXT: "string",
     Kind.PATH: "string",
     Kind.CHOICE: "string",
@@ -64,7 +65,7 @@ def test_every_rendering_setting_is_reachable_on_every_route(stem: str) -> None:
     declared = {p["name"]: p for p in yaml.safe_load(PLUGIN.read_text())["spec"]["parameters"]["static"]}
     assert stem in declared, f"{stem}: not declared in plugin.yaml"
     assert _declared(declared[stem]) == PARAMETER_TYPES[spec.kind], f"{stem}: declared with another type"
-    sample = {Kind.PATHS: "a,b", Kind.CHOICES: spec.choices[:1], Kind.FLAG: "true", Kind.COUNT: "3"}
+    sample = {Kind.PATHS: "a,b", Kind.CHOICES: spec.choices[:1], Kind.FLAG: "true", Kind.COUNT: "3", Kind.NUMBER: "80"}
     value = sample.get(spec.kind, spec.choices[0] if spec.choices else "1.30" if stem == "kube-version" else "x")
     parameter = {
         "name": stem,

@@ -22,7 +22,7 @@ def _located(made: view.ServingView, finding: Finding) -> Diagnostic:
 
 def check(ctx: Context, objects: list[dict[str, Any]], universe: Universe, policy: ServingPolicy) -> list[Diagnostic]:
     """What the serving checks find in ``objects`` (the rendered objects of ``ctx``'s InferenceService)."""
-    made = view.build(ctx, universe, objects)
+    made = view.build(ctx, universe, objects, policy.gpu_memory)
     if not made.pods:
         return []
     found: list[Diagnostic] = []

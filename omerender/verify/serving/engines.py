@@ -53,7 +53,7 @@ SGLANG_OPTIONS = _options(
     Option("transfer_backend", ("--disaggregation-transfer-backend",), default="mooncake"),
     Option("grpc_mode", ("--grpc-mode",), Kind.FLAG, False),
     Option("root_path", ("--fastapi-root-path",), default=""),
-    Option("mem_fraction", ("--mem-fraction-static", "--mem-frac")),  # for a memory check to come
+    Option("mem_fraction", ("--mem-fraction-static", "--mem-frac")),
 )
 # vllm arg_utils.py (ParallelConfig: -tp, -pp, -dp, -dpl) and cli_args.py (host None: every interface, port 8000,
 # --served-model-name nargs="+", --root-path). vLLM's FlexibleArgumentParser reads _ in option names as -.
@@ -68,6 +68,7 @@ VLLM_OPTIONS = _options(
     Option("root_path", ("--root-path",), default=""),
     Option("distributed_backend", ("--distributed-executor-backend",)),
     Option("mem_fraction", ("--gpu-memory-utilization",), default="0.9"),
+    Option("expert_parallel", ("--enable-expert-parallel",), Kind.FLAG, False),
 )
 # sglang_router router_args.py: host 0.0.0.0, port 30000, service_discovery_port 80, selectors nargs="+" of
 # key=value (OME writes them as one space-separated value, which the router splits the same way).

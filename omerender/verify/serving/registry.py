@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omerender.verify.serving.checks import discovery, pairing, parallelism, probes, served_name, shm, volumes
+from omerender.verify.serving.checks import discovery, memory, pairing, parallelism, probes, served_name, shm, volumes
 from omerender.verify.serving.finding import Check
 
 CHECKS: tuple[Check, ...] = (
@@ -13,4 +13,5 @@ CHECKS: tuple[Check, ...] = (
     pairing.CHECK,
     shm.CHECK,
     served_name.CHECK,
+    memory.CHECK,
 )

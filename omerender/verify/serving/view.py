@@ -169,6 +169,14 @@ class Pod:
                         index.setdefault(found, Place(place.source, (*place.keys, field_name, i)))
         return index.get(value) if isinstance(value, (str, int)) else None
 
+    def pod_setter(self, *sub: Any) -> Place | None:
+        """The first source that sets ``sub`` below the pod's part (``("nodeSelector", KEY)``, ``("affinity",)``)."""
+        for source in self.view.ctx.sources:
+            for root in self._roots(source):
+                if get(source.body, (*root, *sub)) is not None:
+                    return Place(source, (*root, *sub))
+        return None
+
     def part_place(self) -> Place | None:
         """The pod's part (``engineConfig``, ``engineConfig.leader``, ...) in the chain's leaf-most runtime that
         writes it, where pod fields shared by every InferenceService on the runtime belong; else the
@@ -214,6 +222,7 @@ class ServingView:
     universe: Universe
     objects: list[dict[str, Any]]
     pods: list[Pod] = field(default_factory=list)
+    gpu_memory: float | None = None  # the gpu-memory setting: GiB per GPU of a pod that names no GPU
 
     @property
     def model(self) -> Obj:
@@ -295,9 +304,11 @@ def _labels(template: Any) -> dict[str, str]:
     return labels if isinstance(labels, dict) else {}
 
 
-def build(ctx: Context, universe: Universe, objects: list[dict[str, Any]]) -> ServingView:
-    """The view of ``objects``, the rendered objects of ``ctx``'s InferenceService."""
-    view = ServingView(ctx, universe, objects)
+def build(
+    ctx: Context, universe: Universe, objects: list[dict[str, Any]], gpu_memory: float | None = None
+) -> ServingView:
+    """The view of ``objects``, the rendered objects of ``ctx``'s InferenceService (``gpu_memory``: the setting)."""
+    view = ServingView(ctx, universe, objects, gpu_memory=gpu_memory)
     for obj in objects:
         kind = obj.get("kind")
         if kind not in WORKLOADS:
