@@ -111,3 +111,18 @@ def test_an_empty_list_holds_nothing(run_cli, inputs):
 )
 def test_is_list(data, expected):
     assert is_list(data) is expected
+
+
+def test_factor_refuses_to_rewrite_a_list_item(run_cli, inputs):
+    spec = child_spec(engine={"runner": {"name": "ome-container", "image": "engine:1", "command": ["serve"]}})
+    (inputs / "flat").mkdir()
+    listed = inputs / "flat" / "list.yaml"
+    listed.write_text(_as_list(MODEL, runtime("r1", spec), runtime("r2", dict(spec))))
+    before = listed.read_bytes()
+    done = run_cli("factor", "flat", "--in-place")
+    assert done.exit_code == 1
+    assert (
+        "factor cannot rewrite: ClusterServingRuntime r1 is item 2 of document 1 in flat/list.yaml, a List: write the "
+        "List's items as documents of their own (---) first" in done.stderr
+    )
+    assert listed.read_bytes() == before and sorted(p.name for p in (inputs / "flat").iterdir()) == ["list.yaml"]
