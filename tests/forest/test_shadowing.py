@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from builders import MODEL, child_spec, dump, isvc, profile_spec, runtime
 from mermaid_check import parse
 
@@ -169,3 +170,22 @@ def test_a_broken_chain_is_drawn_as_far_as_it_was_walked(run_cli, tmp_path, monk
     )
     drawn = run_cli("graph", "in.yaml", "-o", "mermaid").stdout
     assert "csr__team_2d_b__cluster_2d_child -.->|ParentNotFound| sr__team_2d_b__team_2d_child" in drawn
+
+
+def test_a_changed_cluster_runtime_is_highlighted_where_each_namespace_draws_it(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "old")
+    new = _write(tmp_path / "new")
+    docs = [d for d in yaml.safe_load_all((new / "in.yaml").read_text()) if d]
+    for doc in docs:
+        if doc["kind"] == "ClusterServingRuntime" and doc["metadata"]["name"] == "cluster-child":
+            doc["spec"]["engineConfig"]["runner"]["image"] = "engine:2"
+    (new / "in.yaml").write_text(dump(*docs))
+    done = run_cli("diff", "--old", "old", "--new", "new", "-o", "markdown")
+    assert done.exit_code == 1, str(done)
+    highlighted = [
+        line for line in done.stdout.splitlines() if line.startswith("  class ") and line.endswith(" changed")
+    ]
+    assert highlighted == [
+        "  class csr____cluster_2d_child,csr__team_2d_b__cluster_2d_child,sr__team_2d_b__team_2d_child changed"
+    ]
