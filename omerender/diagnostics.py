@@ -60,6 +60,11 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity == ERROR for d in diagnostics)
 
 
+def count_errors(diagnostics: Iterable[Diagnostic]) -> int:
+    """The errors among ``diagnostics``, each counted once as reports print them (``sorted_unique``)."""
+    return len({d for d in diagnostics if d.severity == ERROR})
+
+
 def field_path(keys: tuple[object, ...]) -> str:
     """``('spec', 'containers', 0, 'name')`` -> ``spec.containers[0].name``, as Kubernetes prints a field.
 

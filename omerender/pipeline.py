@@ -281,14 +281,9 @@ def status(
         diagnostics = spared(diagnostics, loaded.objects, universe, listed)
     diagnostics = sorted_unique(diagnostics)
     last = last_chains(lock, universe.all_runtimes())
-    listing = status_list(universe, result.chains, last)
+    listing = status_list(universe, result.chains, last, listed)
     runtimes = {(r.namespace or "", r.kind, r.name): r for r in universe.all_runtimes()}
     shown = {key for key, r in runtimes.items() if listed(r)}
-
-    def key_of(item: dict[str, Any]) -> tuple[str, str, str]:
-        return str(item["metadata"].get("namespace", "")), str(item["kind"]), str(item["metadata"]["name"])
-
-    listing["items"] = [item for item in listing["items"] if key_of(item) in shown]
     failed = status_failed(universe, result.chains, listed) or has_errors(diagnostics)
     return StatusResult(
         listing,

@@ -343,7 +343,7 @@ SETTINGS: tuple[Spec, ...] = (
         stem="status-file",
         kind=Kind.PATH,
         default=None,
-        help="Also write runtime status as a v1 List (.json for JSON, else YAML).",
+        help="Also write what `status -o yaml` prints for the same inputs (`-o json` for a FILE ending in .json).",
         commands=BUILD,
         writes=True,
     ),

@@ -94,6 +94,12 @@ def _rewrite(
 
     def one(item: tuple[str, list[Any]]) -> Rewritten | RewriteError:
         path, children = item
+        listed = next((c.runtime for c in children if c.runtime.item >= 0), None)
+        if listed is not None:  # its text is a List's item, not a document: the rewrite works on documents
+            return RewriteError(
+                f"{listed.kind} {listed.name} is {listed.where} in {path}, a List: write the List's items as "
+                "documents of their own (---) first"
+            )
         try:
             return rewrite_file(texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children])
         except RewriteError as exc:  # a value: the first in file order is raised, as one process would
