@@ -4,10 +4,9 @@ Issue #34 names three runtimes whose weights cannot fit the GPUs they request: s
 on 1 GPU), srt-glm-4-5v (108B bf16 on 1 GPU) and srt-ling-plus (290B bf16 on 4 GPUs). OME's tests hold no config.json
 for their models, so ``ome:v0.1.5`` ships no size for them (only the stand-in modelParameterSize that runtime
 matching reads, which no check may use) and ``test_serving_corpus.py`` sees them skipped. Here a user's overlay,
-written under tmp_path, gives each model its published parameter count and dtype in ``modelConfiguration``, as
-docs/model-metadata.md documents; each entry also carries the shipped entry's matching fields, because
-``--model-metadata`` reads one file (a user who wants ome:v0.1.5's facts and their own copies the shipped entries).
-srt-minimax-m2 (230B in FP8 on 4 GPUs) must stay quiet. Skipped when ../shared/ome is absent.
+written under tmp_path, ``extends: ome:v0.1.5`` (which gives the matching fields) and adds each model's published
+parameter count and dtype in ``modelConfiguration``, as docs/model-metadata.md documents. srt-minimax-m2 (230B in
+FP8 on 4 GPUs) must stay quiet. Skipped when ../shared/ome is absent.
 """
 
 from __future__ import annotations
@@ -78,11 +77,11 @@ pytestmark = pytest.mark.skipif(not OME.is_dir(), reason="../shared/ome (OME's c
 
 
 def _overlay() -> dict[str, Any]:
-    """The user's overlay: each model's shipped entry (its matching fields) with modelConfiguration added."""
+    """The user's overlay: the shipped one, and each model's facts."""
     shipped = yaml.safe_load(SHIPPED.read_text(encoding="utf-8"))["models"]
     for name in CASES:
         assert "modelConfiguration" not in shipped[name], f"ome:v0.1.5 now ships facts for {name}"
-    return {"models": {name: {**shipped[name], "modelConfiguration": FACTS[name]} for name in CASES}}
+    return {"extends": "ome:v0.1.5", "models": {name: {"modelConfiguration": FACTS[name]} for name in CASES}}
 
 
 def _isvc(model: str, runtime: str) -> dict[str, Any]:
