@@ -40,15 +40,17 @@ FACTS: dict[str, dict[str, Any]] = {
     # 672B in all; the checkpoint is bf16 (its config.json's torch_dtype). In FP8 it would still be 625.9 GiB on 1 GPU.
     "dots-vlm1-inst": {"parameter_count": "672B", "torch_dtype": "bfloat16"},
     # https://recipes.vllm.ai/zai-org/GLM-4.5V: "~107B parameters, BF16" (GLM-4.5-Air's 106B, the docs of
-    # https://docs.nvidia.com/nemo/megatron-bridge/latest/models/vlm/glm-45v.html, plus its vision encoder); the issue
-    # rounds it to 108B. Either way it needs about 200 GiB on one GPU.
+    # https://docs.nvidia.com/nemo/megatron-bridge/latest/models/vlm/glm-45v.html, plus its vision encoder), served
+    # on "4x H100/H200"; the issue rounds it to 108B. Either way it needs about 200 GiB on one GPU.
     "glm-4-5v": {"parameter_count": "107B", "torch_dtype": "bfloat16"},
     # https://github.com/inclusionAI/Ling (README) and https://arxiv.org/abs/2503.05139: "Ling-Plus boasts 290 billion
     # parameters with 28.8 billion activated"; https://huggingface.co/inclusionAI/Ling-plus's config.json: bfloat16.
     "ling-plus": {"parameter_count": "290B", "torch_dtype": "bfloat16"},
-    # https://docs.api.nvidia.com/nim/reference/minimaxai-minimax-m2 (the model card): "230B" total, 10B active;
-    # https://huggingface.co/MiniMaxAI/MiniMax-M2's config.json declares torch_dtype bfloat16 and a
-    # quantization_config with quant_method fp8 (the released weights are FP8, about 230 GB), so 1 byte a parameter.
+    # https://docs.api.nvidia.com/nim/reference/minimaxai-minimax-m2 and transformers' docs/source/en/model_doc/
+    # minimax_m2.md: 230B total, 10B active. https://huggingface.co/MiniMaxAI/MiniMax-M2's config.json declares
+    # torch_dtype bfloat16 and a quantization_config with quant_method fp8: the released weights are FP8
+    # (float8_e4m3fn with block scales), 1 byte a parameter. vllm-project/recipes MiniMax/MiniMax-M2.md runs it on
+    # "4x H200/H20 or 4x A100/A800" with --tensor-parallel-size 4, which agrees with no finding here.
     "minimax-m2": {"parameter_count": "230B", "torch_dtype": "bfloat16", "quant_method": "fp8"},
 }
 
