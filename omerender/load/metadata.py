@@ -160,36 +160,20 @@ def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list
         shipped = catalogue.path_of(path)
         if shipped is None:
             message = f"no model metadata ships as {clip(path)!r}; shipped: {', '.join(catalogue.names())}"
-            return {}, [Diagnostic(clip(path), 0, 0, ERROR, message, CODE)], None
+            return _refused(clip(path), 0, 0, message)
         readable = shipped
     try:
         text = read_text(readable, budget or Budget(), "model metadata file")
     except ReadProblem as problem:
-        return {}, [Diagnostic(path, problem.line, problem.col, ERROR, problem.message, CODE)], None
+        return _refused(path, problem.line, problem.col, problem.message)
     try:
         docs = list(parse_documents(text))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        return (
-            {},
-            [
-                Diagnostic(
-                    path, line, col, ERROR, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}", CODE
-                )
-            ],
-            None,
-        )
+        return _refused(path, line, col, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}")
     if len(docs) != 1 or not isinstance(docs[0].data, dict) or not isinstance(docs[0].data.get("models"), dict):
-        return (
-            {},
-            [
-                Diagnostic(
-                    path, 1, 1, ERROR, "model metadata file must be one YAML document with a 'models' mapping", CODE
-                )
-            ],
-            None,
-        )
+        return _refused(path, 1, 1, "model metadata file must be one YAML document with a 'models' mapping")
     reader = _Reader(path, docs[0])
     for key in docs[0].data:
         if key not in ("models", EXTENDS):
@@ -210,6 +194,10 @@ def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list
         name: (good, {label: next(located) for label, _ in paths}) for name, (good, paths) in wanted.items()
     }
     return entries, reader.problems, extends
+
+
+def _refused(path: str, line: int, col: int, message: str) -> tuple[Entries, list[Diagnostic], str | None]:
+    return {}, [Diagnostic(path, line, col, ERROR, message, CODE)], None
 
 
 def _extends(reader: _Reader, value: Any, shipped: bool) -> str | None:

@@ -86,3 +86,22 @@ def test_other_top_level_keys_are_still_refused(tmp_path: Path) -> None:
     assert [(d.line, d.col, d.message) for d in problems] == [
         (1, 10, "unknown top-level key 'include' (only 'models' and 'extends')")
     ]
+
+
+def test_a_file_that_cannot_be_read_is_one_error_and_changes_nothing(tmp_path: Path) -> None:
+    cases = {
+        "models: [": "invalid YAML in model metadata file: ",
+        "models: {}\n---\nmodels: {}\n": "model metadata file must be one YAML document with a 'models' mapping",
+        "extends: ome:v0.1.5\n": "model metadata file must be one YAML document with a 'models' mapping",
+    }
+    for text, message in cases.items():
+        ling = model("ling-plus")
+        problems, path = apply(tmp_path, text, ling)
+        assert [(d.path, d.severity) for d in problems] == [(path, "error")] and problems[0].message.startswith(message)
+        assert ling.body["spec"] == {} and ling.overlaid is None
+    missing = apply_overlay(str(tmp_path / "absent.yaml"), [model("ling-plus")])
+    assert [d.severity for d in missing] == ["error"]
+    unknown = apply_overlay("ome:v9", [model("ling-plus")])
+    assert [(d.path, d.line, d.message) for d in unknown] == [
+        ("ome:v9", 0, "no model metadata ships as 'ome:v9'; shipped: ome:v0.1.5")
+    ]
