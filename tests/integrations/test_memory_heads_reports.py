@@ -1,0 +1,202 @@
+"""tp-heads and gpu-memory-fit through the CLI: in every machine report, silenced (a note at -v and in the JSON and
+SARIF reports), and turned to warnings by serving-checks: warn on build, argocd-generate and krm.
+
+test_serving_routes.py covers the same routes with gpu-parallelism; these two checks read the model's facts
+(heads, parameter count, dtype), so they are checked here end to end on a model that sets them itself."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from gitops_helpers import Proc, env_with_omerender, objects, omerender, run
+
+# Llama 3.1 405B's shape: 128 attention heads, 8 KV heads, 405B parameters in bfloat16.
+MODEL = """apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata: {name: llama-405b}
+spec:
+  modelFormat: {name: safetensors, version: "1.0.0"}
+  modelFramework: {name: transformers, version: "4.45.0"}
+  modelArchitecture: LlamaForCausalLM
+  modelParameterSize: 405B
+  modelConfiguration: {num_attention_heads: 128, num_key_value_heads: 8, torch_dtype: bfloat16}
+  storage: {storageUri: "hf://example/llama-405b", path: /models/llama-405b}
+"""
+# --tp-size 3 on 3 GPUs: 3 does not divide 128 heads (tp-heads); 405e9 x 2 bytes / 3 = 251.5 GiB a GPU, more than
+# the 162 GiB a B200 gives at 0.9, and the pod names no GPU (gpu-memory-fit, an error). Both at --tp-size, line 15.
+RUNTIME = """apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata: {name: srt-tp3}
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0.0"}
+      modelFramework: {name: transformers, version: "4.45.0"}
+      modelArchitecture: LlamaForCausalLM
+  engineConfig:
+    volumes: [{name: dshm, emptyDir: {medium: Memory}}]
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.5.5
+      command: [python3, -m, sglang.launch_server, --host, 0.0.0.0, --port, "8080", --model-path, $(MODEL_PATH),
+                --tp-size, "3"]
+      volumeMounts: [{name: dshm, mountPath: /dev/shm}]
+      readinessProbe: {httpGet: {path: /health, port: 8080}}
+      resources: {limits: {nvidia.com/gpu: 3}, requests: {nvidia.com/gpu: 3}}
+"""
+ISVC = """apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama
+  namespace: demo
+  annotations: {}
+spec:
+  model: {name: llama-405b}
+  runtime: {name: srt-tp3}
+  engine: {}
+"""
+WHERE = "apps/llama/runtime.yaml:15:17"
+HEADS = (
+    "[tp-heads] engine of runtime srt-tp3: --tp-size 3 splits attention over 3 GPUs, but model llama-405b has 128 "
+    "attention heads, which 3 does not divide"
+)
+MEMORY = (
+    "[gpu-memory-fit] engine of runtime srt-tp3: model llama-405b's weights (405B parameters x 2 byte(s), torch_dtype "
+    "bfloat16) come to 754.4 GiB, 251.5 GiB on each of the 3 GPU(s) of --tp-size 3, more than the 162.0 GiB"
+)
+CODES = ("tp-heads", "gpu-memory-fit")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    app = root / "apps" / "llama"
+    app.mkdir(parents=True)
+    (root / ".git").mkdir()
+    for name, text in (("model.yaml", MODEL), ("runtime.yaml", RUNTIME), ("isvc.yaml", ISVC)):
+        (app / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _lines(proc: Proc) -> list[str]:
+    """The two checks' lines, cut to what HEADS and MEMORY hold."""
+    found = []
+    for line in proc.err.splitlines():
+        for shown in (HEADS, MEMORY):
+            code = shown.split("]", 1)[0] + "]"
+            if code in line:
+                start = line.index(code)
+                found.append(line[:start] + line[start : start + len(shown)])
+    return found
+
+
+def _both(severity: str) -> list[str]:
+    return [f"{WHERE}: {severity}: {HEADS}", f"{WHERE}: {severity}: {MEMORY}"]
+
+
+def test_both_findings_in_every_machine_report(repo: Path) -> None:
+    formats = {"json": "r.json", "sarif": "r.sarif", "junit": "r.xml", "gitlab": "cq.json"}
+    args = [arg for fmt, name in formats.items() for arg in ("--report-format", f"{fmt}={name}")]
+    proc = omerender("build", "apps", *args, "--report-format", "text", cwd=repo)
+    assert proc.code == 1 and proc.out == "" and _lines(proc) == _both("error"), proc
+    report = json.loads((repo / "r.json").read_text(encoding="utf-8"))
+    assert [(d["severity"], d["code"], d["path"], d["line"], d["column"]) for d in report["diagnostics"]] == [
+        ("error", code, "apps/llama/runtime.yaml", 15, 17) for code in CODES
+    ]
+    assert report["diagnostics"][1]["message"].startswith(MEMORY.split("] ", 1)[1])
+    sarif = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))["runs"][0]
+    results = [
+        (r["level"], r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        for r in sarif["results"]
+    ]
+    assert results == [("error", code, 15) for code in CODES]
+    assert sorted(rule["id"] for rule in sarif["tool"]["driver"]["rules"]) == sorted(CODES)
+    suite = ET.parse(repo / "r.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "1"
+    case = suite.find("testcase[@name='srt-tp3']")
+    failure = case.find("failure") if case is not None else None
+    assert failure is not None and failure.get("type") == "tp-heads"
+    assert all(f"{WHERE}: error: [{code}]" in (failure.text or "") for code in CODES)
+    quality = json.loads((repo / "cq.json").read_text(encoding="utf-8"))
+    assert [
+        (i["check_name"], i["severity"], i["location"]["path"], i["location"]["lines"]["begin"]) for i in quality
+    ] == [(code, "critical", "apps/llama/runtime.yaml", 15) for code in CODES]
+    assert len({i["fingerprint"] for i in quality}) == 2
+
+
+def test_silenced_by_an_annotation_and_an_exemption_they_are_notes(repo: Path) -> None:
+    isvc = repo / "apps" / "llama" / "isvc.yaml"
+    reason = "a patched SGLang pads the heads"
+    isvc.write_text(ISVC.replace("annotations: {}", f"annotations: {{ignore-check.omerender.io/tp-heads: {reason}}}"))
+    (repo / ".omerender.yaml").write_text(
+        "serving-check-exemptions:\n  - kind: ClusterServingRuntime\n    name: srt-tp3\n    codes: [gpu-memory-fit]\n"
+        "    reason: the weights are offloaded to CPU memory\n"
+    )
+    quiet = omerender("build", "apps", cwd=repo)
+    assert quiet.code == 0 and objects(quiet.out) and quiet.err == "", quiet
+    verbose = omerender("build", "apps", "-v", "--report-format", "json=r.json", "--report-format", "sarif=r.sarif",
+                        cwd=repo)  # fmt: skip
+    assert verbose.code == 0, verbose
+    notes = [line for line in verbose.err.splitlines() if line.startswith(f"{WHERE}: info: [")]
+    expected = [
+        f"{WHERE}: info: [tp-heads] silenced by annotation ignore-check.omerender.io/tp-heads on InferenceService "
+        f"llama ({reason}): {HEADS.split('] ', 1)[1]}",
+        f"{WHERE}: info: [gpu-memory-fit] silenced by the exemption at .omerender.yaml:2 (the weights are offloaded "
+        f"to CPU memory): {MEMORY.split('] ', 1)[1]}",
+    ]
+    assert len(notes) == 2 and all(note.startswith(start) for note, start in zip(notes, expected)), notes
+    report = json.loads((repo / "r.json").read_text(encoding="utf-8"))
+    assert [(d["severity"], d["code"]) for d in report["diagnostics"] if d["code"] in CODES] == [
+        ("info", code) for code in CODES
+    ]
+    sarif = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))["runs"][0]["results"]
+    found = [(r["level"], r["ruleId"], r["message"]["text"].split(":", 1)[0]) for r in sarif if r["ruleId"] in CODES]
+    assert found == [
+        ("note", "tp-heads", "silenced by annotation ignore-check.omerender.io/tp-heads on InferenceService llama (a "
+                             "patched SGLang pads the heads)"),
+        ("note", "gpu-memory-fit", "silenced by the exemption at .omerender.yaml"),
+    ]  # fmt: skip
+
+
+def _generate(app: Path, parameters: list[dict[str, object]]) -> Proc:
+    given = {
+        "ARGOCD_APP_NAMESPACE": "demo",
+        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
+        "KUBE_VERSION": "1.30.1",
+        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *parameters]),
+    }
+    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(given))
+
+
+def _krm(repo: Path, spec: dict[str, object]) -> Proc:
+    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
+    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
+    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
+
+
+def test_serving_checks_warn_turns_both_to_warnings_on_build_argocd_and_krm(repo: Path) -> None:
+    app = repo / "apps" / "llama"
+    failed = [omerender("build", "apps", cwd=repo), _generate(app, []), _krm(repo, {"paths": ["apps"]})]
+    for proc in failed:
+        assert proc.code == 1 and len(_lines(proc)) == 2 and all(": error: [" in line for line in _lines(proc)), proc
+    by_option = [
+        omerender("build", "apps", "--serving-checks", "warn", cwd=repo),
+        _generate(app, [{"name": "serving-checks", "string": "warn"}]),
+        _krm(repo, {"paths": ["apps"], "emit": ["rendered"], "servingChecks": "warn"}),
+    ]
+    (repo / ".omerender.yaml").write_text("serving-checks: warn\n")
+    by_file = [
+        omerender("build", "apps", cwd=repo),
+        _generate(app, []),
+        _krm(repo, {"paths": ["apps"], "emit": ["rendered"]}),
+    ]
+    built = by_option[0]
+    for proc in [*by_option, *by_file]:
+        assert proc.code == 0 and objects(proc.out), proc
+        lines = [line.replace(str(repo) + "/", "") for line in _lines(proc)]
+        # argocd-generate runs in the app's folder and krm reads the function config's paths: the path may differ
+        assert [line.split(": ", 1)[1] for line in lines] == [line.split(": ", 1)[1] for line in _both("warning")]
+    assert objects(by_file[0].out) == objects(built.out)
