@@ -171,17 +171,21 @@ def unused(objects: list[Obj], universe: Universe, owned: Callable[[Obj], bool])
 
 
 def spared(
-    diagnostics: list[Diagnostic], objects: list[Obj], universe: Universe, owned: Callable[[Obj], bool]
+    diagnostics: list[Diagnostic],
+    objects: list[Obj],
+    universe: Universe,
+    owned: Callable[[Obj], bool],
+    why: Callable[[Obj], str] | None = None,
 ) -> list[Diagnostic]:
     """``diagnostics`` with each error located in an object that is not ``owned`` (read only from a search path)
     made a warning that says so, when the object is an InferenceService (the command does not build it), or a
     runtime or model no owned object uses (``unused``). ``objects``: every object read, those the API server would
-    refuse included."""
+    refuse included; ``why``: ``unused`` of the same, when the caller has it."""
     searched = {o.path for o in objects if o.is_ome and o.kind in SPARED and not owned(o)}
     candidates = [d for d in diagnostics if d.severity == ERROR and d.path in searched]
     if not candidates:
         return diagnostics
-    why = unused(objects, universe, owned)
+    why = why or unused(objects, universe, owned)
     owners = _owners(objects, {d.path for d in candidates})
     out: list[Diagnostic] = []
     for given in diagnostics:
