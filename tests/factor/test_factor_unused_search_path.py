@@ -86,3 +86,30 @@ def test_factor_refuses_when_a_path_runtime_inherits_from_the_broken_one(run_cli
     assert "platform/broken.yaml:6:26: error: [ParentNotFound]" in result.stderr
     assert "orphan is read only" not in result.stderr
     assert {p: p.read_bytes() for p in sorted(repo.rglob("*.yaml"))} == files  # nothing written
+
+
+def test_the_proof_requires_a_spared_runtime_broken_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from use_cases import built
+
+    from omerender.factor.proof import prove
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "platform").mkdir()
+    for name in ("isvc.yaml", "model.yaml", "runtime.yaml"):
+        (tmp_path / "apps" / name).write_bytes((EXAMPLE / name).read_bytes())
+    (tmp_path / "platform" / "profile.yaml").write_bytes((EXAMPLE / "profile.yaml").read_bytes())
+    (tmp_path / "platform" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    old = built(["apps"], search_path=["platform"])
+    same = built(["apps"], search_path=["platform"])
+    spared = frozenset({"ClusterServingRuntime/orphan"})
+    assert prove(old, same, set(), spared=spared) == []
+    unspared = prove(old, same, set())  # without the rule, the broken runtime reads as one factor broke
+    assert [d.message for d in unspared] == [
+        "factor would break runtime ClusterServingRuntime/orphan (a bug in factor)"
+    ]
+    cycle = BROKEN.replace("inherit-from: nowhere", "inherit-from: orphan")
+    (tmp_path / "platform" / "broken.yaml").write_text(cycle, encoding="utf-8")
+    other = built(["apps"], search_path=["platform"])  # broken otherwise: a cycle, not a missing parent
+    assert [d.message for d in prove(old, other, set(), spared=spared)] == [d.message for d in unspared]
