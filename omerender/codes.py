@@ -457,7 +457,7 @@ def markdown_reference() -> str:
         "Every diagnostic carries one of these codes: the text report shows it in brackets, the JSON, SARIF, JUnit",
         "and Code Quality reports carry it, and SARIF's `helpUri` links each rule to its section here. The",
         "severity shown is the one a code usually has; a few depend on settings (such as `--validate`), and an",
-        "error in a runtime only a `--search-path` holds and nothing under the PATHs uses is a warning.",
+        "error in a runtime or model only a `--search-path` holds and nothing under the PATHs uses is a warning.",
         "",
         markdown_table(),
     ]

@@ -29,7 +29,7 @@ from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
 from omerender.resolve.missing import names_missing
 from omerender.resolve.status import status_failed, status_list
-from omerender.resolve.unused import spared
+from omerender.resolve.unused import spared, unused
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
 from omerender.verify import lints
@@ -214,6 +214,14 @@ def checked_inputs(result: Built, loaded: LoadResult, paths: list[str], options:
         diagnostics = spared(diagnostics, loaded.objects, result.universe, lambda obj: not owned(obj))
     result.diagnostics = sorted_unique(diagnostics + empty)
     return result
+
+
+def spare_unused(result: Resolved, objects: list[Obj], owned: Callable[[Obj], bool]) -> frozenset[str]:
+    """``result``'s errors in what only a search path holds (not ``owned``) and nothing owned uses made warnings, as
+    ``build`` makes them (``resolve.unused``); returns the keys of those runtimes, whose chains may stay broken."""
+    why = unused(objects, result.universe, owned)
+    result.diagnostics = spared(result.diagnostics, objects, result.universe, owned, why)
+    return frozenset(runtime_key(runtime) for runtime in result.universe.all_runtimes() if why(runtime))
 
 
 def resolve_inputs(

@@ -111,10 +111,11 @@ class Forest:
     links: list[Link] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)
 
-    @property
-    def broken(self) -> bool:
-        return any(link.reason for link in self.links) or any(
-            n.reason not in ("", RESOLVED) for n in self.nodes.values()
+    def broken(self, spared: frozenset[str] = frozenset()) -> bool:
+        """A link or node is broken, but for those of the runtimes and InferenceServices whose keys are ``spared``
+        (read only from a search path and used by nothing under the PATHs: OME refuses them alone)."""
+        return any(link.reason and self.nodes[link.child].key not in spared for link in self.links) or any(
+            n.reason not in ("", RESOLVED) and n.key not in spared for n in self.nodes.values()
         )
 
     def ordered(self) -> list[Node]:
