@@ -1,10 +1,11 @@
 """What the run's policy does to a serving finding: silence it, change its severity, or leave it.
 
-In order: a finding of an unsilenceable code (``codes.UNSILENCEABLE``) stays as it is. An
+In order: a finding of an unsilenceable code (``codes.UNSILENCEABLE``) stays as it is. ``serving-check-severity``
+sets its severity, and ``serving-checks: warn`` makes an error a warning. Then an
 ``ignore-check.omerender.io/<code>: "<reason>"`` annotation on the InferenceService or on any runtime of its chain,
 or an exemption in ``.omerender.yaml`` naming one of them, turns it into a note that says what silenced it and
-carries it as a ``Suppression``: the text report shows it at ``-v``, the JSON and SARIF reports always list it. Else ``serving-check-severity`` sets its severity, and
-``serving-checks: warn`` makes an error a warning.
+carries a ``Suppression`` (with the severity it would have had): the text report shows it at ``-v``, the JSON and
+SARIF reports always list it, JUnit and GitLab's Code Quality report never do.
 
 OME copies the InferenceService's annotations into its workloads' pod templates (``components/engine.go:213-232``,
 ``reconcilers/deployment/deployment_reconciler.go``), so one added there changes the pod template and rolls the GPU
