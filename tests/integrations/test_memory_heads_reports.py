@@ -246,3 +246,14 @@ def test_serving_checks_warn_turns_both_to_warnings_on_build_argocd_and_krm(repo
         # argocd-generate runs in the app's folder and krm reads the function config's paths: the path may differ
         assert [line.split(": ", 1)[1] for line in lines] == [line.split(": ", 1)[1] for line in _both("warning")]
     assert objects(by_file[0].out) == objects(built.out)
+
+
+@pytest.mark.parametrize(("written", "named"), [("--mem-frac", "--mem-frac"), ("--mem-fraction-static", None)])
+def test_gpu_memory_fit_names_the_fraction_as_the_runtime_wrote_it(repo: Path, written: str, named: str | None) -> None:
+    """SGLang takes the prefix --mem-frac for --mem-fraction-static: the message names what the runtime wrote."""
+    runtime = repo / "apps" / "llama" / "runtime.yaml"
+    runtime.write_text(RUNTIME.replace('--tp-size, "3"]', f'--tp-size, "3", {written}, "0.85"]'), encoding="utf-8")
+    proc = omerender("build", "apps", "--report-format", "json", cwd=repo)
+    [message] = [d["message"] for d in json.loads(proc.err)["diagnostics"] if d["code"] == "gpu-memory-fit"]
+    assert f"({named or written} 0.85)" in message, message
+    assert ("--mem-fraction-static" in message) == (named is None), message
