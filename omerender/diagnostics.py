@@ -12,6 +12,8 @@ SuppressionKind = Literal["annotation", "settings"]
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 INFO: Severity = "info"
+BY_ANNOTATION: SuppressionKind = "annotation"  # an ignore-check annotation on an object of the input
+BY_SETTINGS: SuppressionKind = "settings"  # an exemption in the settings file
 
 
 @dataclass(frozen=True, order=True)

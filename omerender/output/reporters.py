@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from omerender import codes
 from omerender.constants import PROJECT_URL
-from omerender.diagnostics import Diagnostic, Severity, Suppression, SuppressionKind
+from omerender.diagnostics import BY_ANNOTATION, BY_SETTINGS, Diagnostic, Severity, Suppression, SuppressionKind
 from omerender.output.formats import dump_json
 from omerender.output.repo_paths import RepoRoot, is_pseudo, plain
 from omerender.settings import REPORT_FORMATS
@@ -37,7 +37,7 @@ _GITHUB_COMMAND: dict[Severity, str] = {"error": "error", "warning": "warning", 
 _SARIF_LEVEL: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
 
 
-_SARIF_SUPPRESSION: dict[SuppressionKind, str] = {"annotation": "inSource", "settings": "external"}
+_SARIF_SUPPRESSION: dict[SuppressionKind, str] = {BY_ANNOTATION: "inSource", BY_SETTINGS: "external"}
 """SARIF 2.1.0 section 3.35.2: ``inSource`` is a suppression written in the analysed artifact itself (an
 ignore-check annotation in the manifest), ``external`` one kept elsewhere (an exemption in ``.omerender.yaml``)."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from omerender import codes
-from omerender.diagnostics import INFO, WARNING, Diagnostic, Severity, Suppression
+from omerender.diagnostics import BY_ANNOTATION, BY_SETTINGS, INFO, WARNING, Diagnostic, Severity, Suppression
 from omerender.load.obj import Obj
 from omerender.load.serving_rules import ServingPolicy
 from omerender.names import clip
@@ -80,7 +80,7 @@ def silenced_by(
     for obj in sources:
         if key in obj.annotations:
             reason = clip(str(obj.annotations.get(key) or "").strip())
-            return Suppression("annotation", f"annotation {key} on {_who(obj)}", reason, was)
+            return Suppression(BY_ANNOTATION, f"annotation {key} on {_who(obj)}", reason, was)
     for exemption in policy.exemptions:
         if finding.code not in exemption.codes:
             continue
@@ -90,7 +90,7 @@ def silenced_by(
                 and obj.name == exemption.name
                 and (exemption.namespace is None or obj.namespace == exemption.namespace)
             ):
-                return Suppression("settings", f"the exemption at {exemption.where}", clip(exemption.reason), was)
+                return Suppression(BY_SETTINGS, f"the exemption at {exemption.where}", clip(exemption.reason), was)
     return None
 
 
