@@ -281,8 +281,10 @@ def _sarif_suppression(why: Suppression) -> dict[str, str]:
     """A silenced finding's ``suppressions`` entry (SARIF 2.1.0 section 3.35), its result at the level the finding
     would have had: a SARIF reader hides a suppressed result itself. GitHub code scanning reads
     ``suppressions[].status``: ``accepted`` turns the alert to Closed ("SARIF support for code scanning", the
-    ``result`` object's table), so a silenced finding uploaded from CI is kept on record as a closed alert rather
-    than dropped or opened. The justification is the reason the annotation or exemption gives (none when empty)."""
+    ``result`` object's table: docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/
+    sarif-support-for-code-scanning), so a silenced finding uploaded from CI is kept on record as a closed alert
+    rather than dropped or opened. The justification is the reason the annotation or exemption gives (none when
+    empty)."""
     entry = {"kind": _SARIF_SUPPRESSION[why.kind], "status": "accepted"}
     if why.reason:
         entry["justification"] = why.reason
