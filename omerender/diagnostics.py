@@ -7,10 +7,25 @@ from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
+SuppressionKind = Literal["annotation", "settings"]
 
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 INFO: Severity = "info"
+BY_ANNOTATION: SuppressionKind = "annotation"  # an ignore-check annotation on an object of the input
+BY_SETTINGS: SuppressionKind = "settings"  # an exemption in the settings file
+
+
+@dataclass(frozen=True, order=True)
+class Suppression:
+    """What silenced a finding that is reported as a note: an ignore-check annotation on an object of the input
+    (``annotation``) or an exemption in the settings file (``settings``), the reason it gives (may be empty), and
+    the severity the finding had before it was silenced (what SARIF reports as its ``level``)."""
+
+    kind: SuppressionKind
+    by: str  # "annotation ignore-check.omerender.io/CODE on KIND NAME", or "the exemption at FILE:LINE"
+    reason: str
+    severity: Severity
 
 
 @dataclass(frozen=True, order=True)
@@ -29,6 +44,7 @@ class Diagnostic:
     message: str
     code: str = ""
     json_path: str = ""
+    suppression: Suppression | None = None  # set on a silenced finding (severity info)
 
     def text(self) -> str:
         """``PATH:LINE:COL: severity: [code] message``, or ``PATH: severity: ...`` without a location (line 0).

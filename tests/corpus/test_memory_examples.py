@@ -131,7 +131,7 @@ def test_the_issues_three_runtimes_do_not_fit_and_minimax_m2_does(tmp_path: Path
         weights = count * size / GIB
         shown = f"{count // 10**9}B parameters x {size} byte(s), torch_dtype bfloat16) come to {weights:.1f} GiB, "
         shown += f"{weights / gpus:.1f} GiB on each of the {gpus} GPU(s) of --tp-size {gpus}, more than the "
-        shown += f"{usable:.1f} GiB (--mem-fraction-static 0.9)"
+        shown += f"{usable:.1f} GiB (--mem-frac 0.9)"  # named as the runtimes write it (runtime.yaml:58)
         assert shown in messages[model], messages[model]
     assert "1251.7 GiB" in messages["dots-vlm1-inst"] and "199.3 GiB" in messages["glm-4-5v"]
     assert "540.2 GiB, 135.0 GiB" in messages["ling-plus"] and "an 80 GiB GPU" in messages["ling-plus"]

