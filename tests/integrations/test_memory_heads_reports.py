@@ -13,8 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import yaml
-from gitops_helpers import Proc, env_with_omerender, objects, omerender, run
+from gitops_helpers import Proc, argocd_generate, krm_with, objects, omerender
 
 # Llama 3.1 405B's shape: 128 attention heads, 8 KV heads, 405B parameters in bfloat16.
 MODEL = """apiVersion: ome.io/v1beta1
@@ -207,37 +206,21 @@ def test_serving_checks_warn_then_silenced_keeps_the_warning_level(repo: Path) -
     assert kept == ["warning", "warning"]
 
 
-def _generate(app: Path, parameters: list[dict[str, object]]) -> Proc:
-    given = {
-        "ARGOCD_APP_NAMESPACE": "demo",
-        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
-        "KUBE_VERSION": "1.30.1",
-        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *parameters]),
-    }
-    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(given))
-
-
-def _krm(repo: Path, spec: dict[str, object]) -> Proc:
-    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
-    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
-    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
-
-
-def test_serving_checks_warn_turns_both_to_warnings_on_build_argocd_and_krm(repo: Path) -> None:
+def test_serving_checks_warn_turns_both_to_warnings_on_build_argocd_andkrm_with(repo: Path) -> None:
     app = repo / "apps" / "llama"
-    failed = [omerender("build", "apps", cwd=repo), _generate(app, []), _krm(repo, {"paths": ["apps"]})]
+    failed = [omerender("build", "apps", cwd=repo), argocd_generate(app, []), krm_with(repo, {"paths": ["apps"]})]
     for proc in failed:
         assert proc.code == 1 and len(_lines(proc)) == 2 and all(": error: [" in line for line in _lines(proc)), proc
     by_option = [
         omerender("build", "apps", "--serving-checks", "warn", cwd=repo),
-        _generate(app, [{"name": "serving-checks", "string": "warn"}]),
-        _krm(repo, {"paths": ["apps"], "emit": ["rendered"], "servingChecks": "warn"}),
+        argocd_generate(app, [{"name": "serving-checks", "string": "warn"}]),
+        krm_with(repo, {"paths": ["apps"], "emit": ["rendered"], "servingChecks": "warn"}),
     ]
     (repo / ".omerender.yaml").write_text("serving-checks: warn\n")
     by_file = [
         omerender("build", "apps", cwd=repo),
-        _generate(app, []),
-        _krm(repo, {"paths": ["apps"], "emit": ["rendered"]}),
+        argocd_generate(app, []),
+        krm_with(repo, {"paths": ["apps"], "emit": ["rendered"]}),
     ]
     built = by_option[0]
     for proc in [*by_option, *by_file]:
