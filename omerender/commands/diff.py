@@ -109,7 +109,7 @@ def run(request: DiffRequest) -> Outcome[Diffed]:
         label = f"{request.git_ref}:" if request.git_ref else ""
         old_diagnostics = relabel(problems + old.diagnostics, scratch, label) if label else old.diagnostics
         notes = _said(request, old_side, new_side, (old, new), scratch) if request.settings.verbose else []
-    shown = sorted_unique(old_diagnostics + new.diagnostics)  # in the order of every report, whatever the hash
+    shown = sorted_unique(_only_before(old_diagnostics, new.diagnostics, label) + new.diagnostics)
     hidden = searched_isvcs(old.result, only_searched(old_side.searched, old_side.paths))
     hidden |= searched_isvcs(new.result, only_searched(new_side.searched, new_side.paths))
     report = compare_views(old.view, new.view, hidden)
@@ -124,6 +124,15 @@ def run(request: DiffRequest) -> Outcome[Diffed]:
     builds = (new.result,) if request.git_ref else (old.result, new.result)
     elsewhere = f"{request.git_ref}:" if request.git_ref else None
     return Outcome(Diffed(report, new.result, unbuilt), shown, verdict, notes, builds=builds, elsewhere=elsewhere)
+
+
+def _only_before(old: list[Diagnostic], new: list[Diagnostic], label: str) -> list[Diagnostic]:
+    """The GIT_REF side's diagnostics that the working tree does not repeat word for word at the same place: a
+    finding both sides hold is shown once, at the checkout's file (the other side's copy would only double it)."""
+    if not label:
+        return old
+    here = {dataclasses.replace(d, path=label + d.path) for d in new}
+    return [d for d in old if d not in here]
 
 
 def _sides(request: DiffRequest, scratch: str) -> tuple[_Side, _Side, list[Diagnostic]]:

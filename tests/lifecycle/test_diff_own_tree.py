@@ -167,3 +167,17 @@ def test_the_lock_beside_the_paths_is_read_at_the_ref(repo: Path, run_cli) -> No
     code, report, stderr = _json(run_cli, "--against", "main", *paths)
     assert code == 1 and [d["inferenceService"] for d in report["drifting"]] == ["team-a/batch"]
     assert "runtime-not-locked" not in stderr
+
+
+def test_a_finding_both_sides_hold_is_shown_once_at_the_checkouts_file(run_cli, repo: Path) -> None:
+    # the shm-missing warning of team-c's runtime stands on both sides: once, without the main: copy
+    _, _, stderr = _json(run_cli, "--against", "main", "apps")
+    shm = [line for line in stderr.splitlines() if "[shm-missing]" in line and "c-llama-3b" in line]
+    assert shm == [line for line in shm if line.startswith("apps/team-c/")] and len(shm) == 1, stderr
+    # a finding only the base side holds is still shown, at the base side's file
+    runtime = repo / "apps" / "team-c" / "runtimes" / "c-llama-3b.yaml"
+    text = runtime.read_text(encoding="utf-8")
+    runtime.write_text(text.replace("  engineConfig:\n", "  engineConfig:\n    hostIPC: true\n", 1), encoding="utf-8")
+    _, _, after = _json(run_cli, "--against", "main", "apps")
+    shm_after = [line for line in after.splitlines() if "[shm-missing]" in line and "c-llama-3b" in line]
+    assert [line.split(":", 2)[:2] for line in shm_after] == [["main", "apps/team-c/runtimes/c-llama-3b.yaml"]], after
