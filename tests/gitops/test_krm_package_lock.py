@@ -89,7 +89,7 @@ def test_kpt_fn_render_from_the_top_keeps_the_pinned_snapshot(repo: Path) -> Non
         [kpt, "fn", "render", "apps/team-a", "--allow-exec", "-o", "unwrap"], cwd=repo, env=env_with_omerender()
     )
     assert rendered.code == 0, rendered
-    assert "holds no snapshot" not in rendered.err, rendered.err
+    assert "snapshot of runtime" not in rendered.err, rendered.err
     assert _sorted(rendered.out) == _sorted(built.out)
 
 
@@ -98,7 +98,8 @@ def test_kpt_fn_eval_takes_the_lock_as_lock_file(repo: Path) -> None:
     built = run(["omerender", "build", "apps/team-a"], cwd=repo, env=env_with_omerender())
     args = [kpt, "fn", "eval", "apps/team-a", "--exec", "omerender krm", "-o", "unwrap", "--", "emit=rendered"]
     unlocked = run(args, cwd=repo, env=env_with_omerender())
-    assert unlocked.code == 0 and "holds no snapshot" in unlocked.err, unlocked  # eval names no package folder
+    assert unlocked.code == 0, unlocked  # eval names no package folder: the lock is looked for where kpt runs
+    assert "there is no lock file omerender.lock to hold a snapshot" in unlocked.err, unlocked.err
     locked = run([*args, "lockFile=apps/team-a/omerender.lock"], cwd=repo, env=env_with_omerender())
-    assert locked.code == 0 and "holds no snapshot" not in locked.err, locked
+    assert locked.code == 0 and "snapshot of runtime" not in locked.err, locked
     assert _sorted(locked.out) == _sorted(built.out)
