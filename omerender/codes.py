@@ -115,6 +115,12 @@ YAML_SYNTAX = _code("yaml-syntax", ERROR, "malformed YAML, a duplicate key, or a
 YAML_DEPTH = _code("yaml-depth", ERROR, "a document nests too deeply to read")
 NOT_A_MAPPING = _code("not-a-mapping", ERROR, "a document is not a mapping")
 MISSING_KIND = _code("missing-kind", ERROR, "a document has no kind")
+LIST_ITEMS = _code(
+    "list-items",
+    ERROR,
+    "a List document whose items cannot be read: not a list, an item not a mapping, a list inside a list",
+    "kubectl",
+)
 MISSING_NAME = _code("missing-name", ERROR, "an OME object has no metadata.name, or a name that is not a string")
 API_VERSION = _code("api-version", ERROR, "an OME kind with an apiVersion other than ome.io/v1beta1", "OME CRDs")
 DUPLICATE_OBJECT = _code("duplicate-object", ERROR, "two inputs define the same object", "API server object identity")
@@ -451,7 +457,7 @@ def markdown_reference() -> str:
         "Every diagnostic carries one of these codes: the text report shows it in brackets, the JSON, SARIF, JUnit",
         "and Code Quality reports carry it, and SARIF's `helpUri` links each rule to its section here. The",
         "severity shown is the one a code usually has; a few depend on settings (such as `--validate`), and an",
-        "error in a runtime only a `--search-path` holds and nothing under the PATHs uses is a warning.",
+        "error in a runtime or model only a `--search-path` holds and nothing under the PATHs uses is a warning.",
         "",
         markdown_table(),
     ]

@@ -7,10 +7,25 @@ from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
+SuppressionKind = Literal["annotation", "settings"]
 
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 INFO: Severity = "info"
+BY_ANNOTATION: SuppressionKind = "annotation"  # an ignore-check annotation on an object of the input
+BY_SETTINGS: SuppressionKind = "settings"  # an exemption in the settings file
+
+
+@dataclass(frozen=True, order=True)
+class Suppression:
+    """What silenced a finding that is reported as a note: an ignore-check annotation on an object of the input
+    (``annotation``) or an exemption in the settings file (``settings``), the reason it gives (may be empty), and
+    the severity the finding had before it was silenced (what SARIF reports as its ``level``)."""
+
+    kind: SuppressionKind
+    by: str  # "annotation ignore-check.omerender.io/CODE on KIND NAME", or "the exemption at FILE:LINE"
+    reason: str
+    severity: Severity
 
 
 @dataclass(frozen=True, order=True)
@@ -29,6 +44,7 @@ class Diagnostic:
     message: str
     code: str = ""
     json_path: str = ""
+    suppression: Suppression | None = None  # set on a silenced finding (severity info)
 
     def text(self) -> str:
         """``PATH:LINE:COL: severity: [code] message``, or ``PATH: severity: ...`` without a location (line 0).
@@ -58,6 +74,11 @@ def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity == ERROR for d in diagnostics)
+
+
+def count_errors(diagnostics: Iterable[Diagnostic]) -> int:
+    """The errors among ``diagnostics``, each counted once as reports print them (``sorted_unique``)."""
+    return len({d for d in diagnostics if d.severity == ERROR})
 
 
 def field_path(keys: tuple[object, ...]) -> str:

@@ -77,6 +77,12 @@ def namespaced_model_label(namespace: str, model: str) -> str:
     )
 
 
+def shown_as(kind: str, namespace: str, name: str) -> str:
+    """``KIND NAMESPACE/NAME`` (``KIND NAME`` for a cluster-scoped object): how text views name a runtime or an
+    InferenceService, so that a ServingRuntime and the ClusterServingRuntime it shadows read apart."""
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
 def model_config_map_name(isvc: str) -> str:
     """``modelconfig-`` plus the last 20 characters of the InferenceService name."""
     return "modelconfig-" + isvc[-20:]

@@ -29,7 +29,7 @@ from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
 from omerender.resolve.missing import names_missing
 from omerender.resolve.status import status_failed, status_list
-from omerender.resolve.unused import spared
+from omerender.resolve.unused import spared, unused
 from omerender.result import BuildOptions, BuildResult, Manifest, Resolved, StatusResult
 from omerender.selection.lookup import find_model, find_runtime
 from omerender.verify import lints
@@ -217,6 +217,14 @@ def checked_inputs(result: Built, loaded: LoadResult, paths: list[str], options:
     return result
 
 
+def spare_unused(result: Resolved, objects: list[Obj], owned: Callable[[Obj], bool]) -> frozenset[str]:
+    """``result``'s errors in what only a search path holds (not ``owned``) and nothing owned uses made warnings, as
+    ``build`` makes them (``resolve.unused``); returns the keys of those runtimes, whose chains may stay broken."""
+    why = unused(objects, result.universe, owned)
+    result.diagnostics = spared(result.diagnostics, objects, result.universe, owned, why)
+    return frozenset(runtime_key(runtime) for runtime in result.universe.all_runtimes() if why(runtime))
+
+
 def resolve_inputs(
     objects: list[Obj],
     load_problems: list[Diagnostic],
@@ -282,14 +290,9 @@ def status(
         diagnostics = spared(diagnostics, loaded.objects, universe, listed)
     diagnostics = sorted_unique(diagnostics)
     last = last_chains(lock, universe.all_runtimes())
-    listing = status_list(universe, result.chains, last)
+    listing = status_list(universe, result.chains, last, listed)
     runtimes = {(r.namespace or "", r.kind, r.name): r for r in universe.all_runtimes()}
     shown = {key for key, r in runtimes.items() if listed(r)}
-
-    def key_of(item: dict[str, Any]) -> tuple[str, str, str]:
-        return str(item["metadata"].get("namespace", "")), str(item["kind"]), str(item["metadata"]["name"])
-
-    listing["items"] = [item for item in listing["items"] if key_of(item) in shown]
     failed = status_failed(universe, result.chains, listed) or has_errors(diagnostics)
     return StatusResult(
         listing,

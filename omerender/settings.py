@@ -150,7 +150,8 @@ SETTINGS: tuple[Spec, ...] = (
         kind=Kind.PATH,
         default=None,
         help="YAML file of model-agent fields (modelFormat, modelFramework, "
-        "modelArchitecture, quantization, modelParameterSize) for models that lack them, or one shipped by "
+        "modelArchitecture, quantization, modelParameterSize) and serving facts (modelConfiguration) for models "
+        "that lack them, which may add to a shipped one (extends: ome:v0.1.5), or one shipped by "
         "name (ome:v0.1.5: OME's catalogue); see docs/model-metadata.md.",
         routes=EVERY,
     ),
@@ -343,7 +344,7 @@ SETTINGS: tuple[Spec, ...] = (
         stem="status-file",
         kind=Kind.PATH,
         default=None,
-        help="Also write runtime status as a v1 List (.json for JSON, else YAML).",
+        help="Also write what `status -o yaml` prints for the same inputs (`-o json` for a FILE ending in .json).",
         commands=BUILD,
         writes=True,
     ),

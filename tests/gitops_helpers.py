@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -58,6 +59,28 @@ def run(
 
 def omerender(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None) -> Proc:
     return run([sys.executable, "-m", "omerender", *args], cwd=cwd, env=env, stdin=stdin)
+
+
+def argocd_generate(
+    app: Path, parameters: list[dict[str, object]], namespace: str = "demo", env: dict[str, str] | None = None
+) -> Proc:
+    """``argocd-generate`` in ``app`` as Argo CD's repo-server runs it for app ``apps/llama``: the rendered objects
+    (``emit``) and ``parameters`` (Argo CD's ``ARGOCD_APP_PARAMETERS`` entries), ``env`` on top."""
+    given = {
+        "ARGOCD_APP_NAMESPACE": namespace,
+        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
+        "KUBE_VERSION": "1.30.1",
+        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *parameters]),
+        **(env or {}),
+    }
+    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(given))
+
+
+def krm_with(repo: Path, spec: dict[str, object]) -> Proc:
+    """``omerender krm fn.yaml`` in ``repo`` with an OmeRender functionConfig holding ``spec``."""
+    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
+    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
+    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
 
 
 def need(binary: str) -> str:

@@ -34,6 +34,7 @@ from omerender.changes.report import (
 from omerender.lifecycle.lock import isvc_key, revision_of
 from omerender.lifecycle.settle import Effective
 from omerender.load.obj import Obj
+from omerender.names import shown_as
 from omerender.resolve import origin
 from omerender.resolve.index import runtime_key
 from omerender.resolve.inherit import is_profile
@@ -60,13 +61,14 @@ def effective_tree(record: Effective | None) -> Any:
         return {}
     live = record.live
     if live is not None and live.ok:
-        tagged = origin.merge_layers([(r.name, r.spec) for r in live.runtimes])
+        tagged = origin.merge_layers([(shown_as(r.kind, r.namespace, r.name), r.spec) for r in live.runtimes])
     else:
         tagged = {}
     if record.source != "live":
         table = origin.snapshot_origins(record.spec, tagged, f"revision {record.revision}")
         tagged = origin.retag(record.spec, table, f"revision {record.revision}")
-    return origin.with_components(tagged, f"InferenceService/{record.isvc.name}", record.isvc.spec)
+    isvc = record.isvc
+    return origin.with_components(tagged, shown_as(isvc.kind, isvc.namespace, isvc.name), isvc.spec)
 
 
 def _owner(meta: dict[str, Any], isvcs: list[str]) -> str:

@@ -101,7 +101,8 @@ def tree(paths: tuple[str, ...], settings: Settings, options: TreeOptions) -> No
     Profiles and other root runtimes, their children, and the InferenceServices that use each
     runtime (auto-selected ones marked).
     A broken link shows its InheritanceReady reason (ParentNotFound, InheritanceCycle, MaxDepthExceeded)
-    where the missing parent would hang. Exit 1 when any chain is broken (as `status` does).
+    where the missing parent would hang. Exit 1 when any chain is broken (as `status` does), but for one
+    only a --search-path holds that nothing under PATHS uses (drawn, and a warning, as `build` says).
     """
     from omerender.forest.text import render
 
@@ -153,7 +154,8 @@ def graph(paths: tuple[str, ...], settings: Settings, options: ViewOptions) -> N
 
     Grouped by namespace; broken links and disabled profiles styled apart.
     Edges run from a runtime to each runtime that inherits from it and to each InferenceService that
-    uses it. Exit 1 when any chain is broken; 2 for -o svg without Graphviz.
+    uses it. Exit 1 when any chain is broken, but for one only a --search-path holds that nothing under
+    PATHS uses (drawn, and a warning, as `build` says); 2 for -o svg without Graphviz.
     """
     output = settings.output or "mermaid"
     if output == "svg" and shutil.which("dot") is None:

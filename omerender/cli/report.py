@@ -23,6 +23,19 @@ if TYPE_CHECKING:
 
 
 ON_FILES = ("github", "sarif", "gitlab")  # the reports whose findings a CI system puts on the files they name
+KEEP_SUPPRESSED = ("json", "sarif")
+"""The reports that list a silenced finding without ``-v`` (marked suppressed): a record of what was silenced.
+JUnit and GitLab Code Quality have no way to say a finding is suppressed, so they never list one."""
+DROP_SUPPRESSED = ("junit", "gitlab")
+
+
+def listed_in(fmt: str, diagnostics: list[Diagnostic], verbose: int) -> list[Diagnostic]:
+    """What report ``fmt`` lists: notes only at ``-v``, except a silenced finding, always in JSON and SARIF and
+    never in JUnit or GitLab's report."""
+    if fmt in DROP_SUPPRESSED:
+        return [d for d in diagnostics if d.suppression is None and (d.severity != "info" or verbose > 0)]
+    keep = fmt in KEEP_SUPPRESSED
+    return [d for d in diagnostics if d.severity != "info" or verbose > 0 or (keep and d.suppression is not None)]
 
 
 def report(
@@ -40,7 +53,6 @@ def report(
     ``REF:``), left out of the reports that annotate files of the checked-out tree (github, sarif, gitlab)."""
     from omerender.output.reporters import render_report  # only when a report is made (start-up)
 
-    shown = [d for d in diagnostics if d.severity != "info" or verbose > 0]
     targets = report_targets(formats)
     bare = [fmt for fmt, file in targets if file is None] or ["text"]
     count_reported(diagnostics, machine_stderr=bare[0] != "text" and report_file is None)
@@ -52,6 +64,7 @@ def report(
     ci_log = os.environ.get("GITHUB_ACTIONS") == "true"  # file names must not start workflow commands there
     repo = repo_root() if any(fmt not in ("text", "json") for fmt, _ in [(bare[0], None), *named]) else None
     for fmt, file in [(bare[0], report_file), *named]:
+        shown = listed_in(fmt, diagnostics, verbose)
         listed = (
             shown
             if elsewhere is None or fmt not in ON_FILES

@@ -17,6 +17,7 @@ from omerender.commands.request import Inputs, build_options, kube_check, output
 from omerender.diagnostics import has_errors, sorted_unique
 from omerender.fanout import Workers
 from omerender.lifecycle.lock import last_chains
+from omerender.load.obj import Obj
 from omerender.output.delivery import emit_options, empty_problem, text_shape, to_folder, usage_problem
 from omerender.output.emit import EmitOptions, Selection, cluster_selects
 from omerender.output.formats import BUILD_PIECES, dump_json
@@ -111,10 +112,11 @@ def run(request: BuildRequest) -> Outcome[Built]:
     return Outcome(Built(result, selection), findings, verdict, builds=(result,))
 
 
-def write_status(result: Resolved, path: str) -> None:
-    """``--status-file``: every runtime's status, as ``status -o yaml`` (``-o json`` for a ``.json`` file)."""
+def write_status(result: Resolved, path: str, listed: Callable[[Obj], bool]) -> None:
+    """``--status-file``: what ``status -o yaml`` (``-o json`` for a ``.json`` file) prints for the same inputs, the
+    runtimes ``listed`` accepts (those a PATH holds: search-path runtimes only resolve parents)."""
     universe, chains = result.universe, result.chains
-    status = status_list(universe, chains, last_chains(result.lifecycle.lock, universe.all_runtimes()))
+    status = status_list(universe, chains, last_chains(result.lifecycle.lock, universe.all_runtimes()), listed)
     write_file(path, dump_json(status) if path.endswith(".json") else dump_one(status))
 
 
@@ -123,7 +125,7 @@ def deliver(request: BuildRequest, built: Built, regenerate: str) -> Outcome[Ite
     the command that would fix it), or the pieces of the ``-o`` format to print (none under ``--check``)."""
     settings = request.settings
     if settings.status_file:
-        write_status(built.result, settings.status_file)
+        write_status(built.result, settings.status_file, request.inputs.owned())
     problem = empty_problem(built.selection, built.result, settings)
     if problem:
         return Outcome(verdict=Verdict.FINDINGS, notes=[Note(problem, Level.ERROR)])

@@ -5,7 +5,9 @@ core. A view is one runtime's subtree (``--runtime``: a ServingRuntime in the na
 ClusterServingRuntime, or NAMESPACE/NAME) or one InferenceService's chain (``--isvc``), not both; then only the
 runtimes some InferenceService uses (``--used-only``) and each runtime's InferenceServices as one count
 (``--collapse-isvcs``). A runtime or InferenceService the inputs do not hold is a usage problem, said after the
-diagnostics (with the namespaces that hold a runtime of that name). The verdict fails when anything is broken.
+diagnostics (with the namespaces that hold a runtime of that name). The verdict fails when anything is broken but
+a runtime or InferenceService only a search path holds that nothing under the PATHs uses (it is still drawn and
+marked; its error is a warning, as in ``build``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from omerender.forest.select import (
     subtree,
     used_only,
 )
+from omerender.lifecycle.lock import isvc_key
 from omerender.pipeline import build
-from omerender.result import BuildOptions
+from omerender.resolve.index import runtime_key
+from omerender.resolve.unused import unused
+from omerender.result import BuildOptions, BuildResult
 from omerender.settings import Settings
 
 
@@ -69,8 +74,20 @@ def run(request: ForestRequest) -> Outcome[Forest]:
         outcome.problem, outcome.verdict = shown, Verdict.USAGE
         return outcome
     outcome.payload = shown
-    outcome.verdict = Verdict.FINDINGS if result.failed or whole.broken else Verdict.OK
+    broken = whole.broken(_spared(request, result) if request.inputs.search_paths else frozenset())
+    outcome.verdict = Verdict.FINDINGS if result.failed or broken else Verdict.OK
     return outcome
+
+
+def _spared(request: ForestRequest, result: BuildResult) -> frozenset[str]:
+    """The keys of the runtimes and InferenceServices whose breakage does not fail the command, as ``build`` makes
+    their errors warnings (``resolve.unused``): read only from a search path, and used by nothing under the PATHs."""
+    universe = result.universe
+    runtimes, isvcs = universe.all_runtimes(), list(universe.isvcs.values())
+    why = unused([*runtimes, *isvcs], universe, request.inputs.owned())
+    return frozenset(
+        [runtime_key(runtime) for runtime in runtimes if why(runtime)] + [isvc_key(isvc) for isvc in isvcs if why(isvc)]
+    )
 
 
 def selected(whole: Forest, view: View, namespace: str) -> Forest | UsageProblem:

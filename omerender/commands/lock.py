@@ -16,6 +16,7 @@ from omerender.changes.relock import LockVerdict, recorded, verdict
 from omerender.commands.outcome import Note, Outcome, UsageProblem, Verdict
 from omerender.commands.request import Inputs, build_options
 from omerender.constants import DEFAULT_KUBE_VERSION, SyncMode
+from omerender.diagnostics import count_errors
 from omerender.lifecycle.settle import Effective
 from omerender.output.writer import write_file
 from omerender.pipeline import build
@@ -58,11 +59,7 @@ def run(request: LockRequest) -> Outcome[LockVerdict]:
         outcome.verdict = Verdict.USAGE
         return outcome
     if result.failed:
-        outcome.notes.append(
-            Note(
-                f"{result.lifecycle.path} not written: fix the errors above (or use --keep-last-good for broken chains)"
-            )
-        )
+        outcome.notes.append(Note(not_done(result.lifecycle.path, request.check, count_errors(result.diagnostics))))
         outcome.verdict = Verdict.FINDINGS
         return outcome
     found = verdict(result, records, searched, request.check)
@@ -71,6 +68,17 @@ def run(request: LockRequest) -> Outcome[LockVerdict]:
     outcome.payload = found
     outcome.verdict = Verdict.FINDINGS if found.failed else Verdict.OK
     return outcome
+
+
+def not_done(path: str, check: bool, errors: int) -> str:
+    """Why the lock was neither checked (``--check``) nor written: the build failed, with ``errors`` errors."""
+    failed = f"the build failed with {errors} error{'' if errors == 1 else 's'}"
+    if check:
+        return (
+            f"{path} not checked: {failed}, so there is no render to compare it with; fix the errors above "
+            "(or use --keep-last-good for broken chains)"
+        )
+    return f"{path} not written: {failed}; fix the errors above (or use --keep-last-good for broken chains)"
 
 
 def roll_forward_checked(keys: Sequence[str], records: dict[str, Effective]) -> tuple[list[Note], UsageProblem | None]:

@@ -20,6 +20,7 @@ PATHS reads, so the plan could not avoid it): in a cluster, one would overwrite 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,7 @@ from omerender.load.bounded import Budget
 from omerender.load.kustomize import kustomization_in
 from omerender.load.obj import Obj
 from omerender.load.reader import LoadResult, discover, load
+from omerender.load.roots import only_searched
 from omerender.ome import CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, SERVING_RUNTIME
 from omerender.paths import is_within, repository_of
 from omerender.result import BuildOptions
@@ -156,7 +158,7 @@ def prove_apps(
     found: list[str], search_paths: list[str], change: Change, options: BuildOptions, converted: set[str]
 ) -> Proved:
     """Build each app of ``found`` before and after ``change`` (see the module) and compare."""
-    from omerender.pipeline import build_objects, settings_files
+    from omerender.pipeline import build_objects, settings_files, spare_unused
 
     proved = Proved()
     if len(found) > MAX_APPS:
@@ -179,6 +181,8 @@ def prove_apps(
             continue
         loaded = inputs.load(app)
         old = build_objects(loaded.objects, loaded.diagnostics, options, [app])
+        owned = _owned(search_paths, app)  # as `build APP`: what only a search path holds and APP does not use
+        spared = spare_unused(old, loaded.objects, owned) if search_paths else frozenset()  # may stay broken
         if old.failed:
             proved.broken.append(app)
             continue
@@ -187,7 +191,9 @@ def prove_apps(
         added = [o for real in changed for o in change.rewritten[real]]
         added += [o for path in profiles for o in change.profiles[path]]
         new = build_objects(kept + added, again.diagnostics, options, [app])
-        differences = prove(old, new, converted, app)
+        if search_paths:
+            spare_unused(new, kept + added, owned)
+        differences = prove(old, new, converted, app, spared)
         if differences:
             differences.append(_unread(app, search_paths, profiles, sorted(change.profiles)))
         proved.problems.extend(differences)
@@ -195,6 +201,12 @@ def prove_apps(
         lock = relocked(old, new, [app], search_paths)
         proved.locks += [lock] if lock is not None else []
     return proved
+
+
+def _owned(search_paths: list[str], app: str) -> Callable[[Obj], bool]:
+    """A predicate: the object is ``app``'s own (not read only from a search path)."""
+    searched = only_searched(search_paths, [app])
+    return lambda obj: not searched(obj)
 
 
 def _unread(app: str, search_paths: list[str], read: list[str], written: list[str]) -> Diagnostic:

@@ -37,9 +37,16 @@ def _words(app: str | None) -> tuple[str, str]:
     return f"after factor, `omerender build {app}` (with the search paths)", "so factor writes nothing"
 
 
-def prove(old: BuildResult, new: BuildResult, converted: set[str], app: str | None = None) -> list[Diagnostic]:
+def prove(
+    old: BuildResult,
+    new: BuildResult,
+    converted: set[str],
+    app: str | None = None,
+    spared: frozenset[str] = frozenset(),
+) -> list[Diagnostic]:
     """What differs between ``old`` and ``new`` (the run's build, or ``app``'s) beyond ``converted`` runtimes'
-    ``autoSelect``."""
+    ``autoSelect``. A ``spared`` runtime (only a search path holds it, nothing of the build uses it: its error is a
+    warning) may be broken before; it must be broken alike after (a chain factor made use it fails ``new``)."""
     subject, ending = _words(app)
     broken = "factor's output does not build (a bug in factor)" if app is None else f"{subject} would fail"
     problems = [
@@ -52,6 +59,8 @@ def prove(old: BuildResult, new: BuildResult, converted: set[str], app: str | No
     new_runtimes = _by_key(new)
     for key, runtime in sorted(_by_key(old).items()):
         chain_old, chain_new = old.chains[key], new.chains.get(key) if key in new_runtimes else None
+        if key in spared and chain_old.spec is None and chain_new is not None and chain_new.reason == chain_old.reason:
+            continue
         if chain_new is None or chain_new.spec is None or chain_old.spec is None:
             why = "a bug in factor" if app is None else ending
             problems.append(

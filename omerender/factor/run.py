@@ -32,7 +32,7 @@ from omerender.load.roots import only_searched
 from omerender.load.source import Source
 from omerender.ome import CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, SERVING_RUNTIME
 from omerender.paths import holder
-from omerender.pipeline import build_objects, parse_many
+from omerender.pipeline import build_objects, parse_many, spare_unused
 from omerender.resolve.index import runtime_key
 from omerender.result import BuildOptions, BuildResult
 
@@ -94,6 +94,12 @@ def _rewrite(
 
     def one(item: tuple[str, list[Any]]) -> Rewritten | RewriteError:
         path, children = item
+        listed = next((c.runtime for c in children if c.runtime.item >= 0), None)
+        if listed is not None:  # its text is a List's item, not a document: the rewrite works on documents
+            return RewriteError(
+                f"{listed.kind} {listed.name} is {listed.where} in {path}, a List: write the List's items as "
+                "documents of their own (---) first"
+            )
         try:
             return rewrite_file(texts[path], [(c.runtime.node, c.spec, c.parent, c.converted) for c in children])
         except RewriteError as exc:  # a value: the first in file order is raised, as one process would
@@ -229,10 +235,13 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
     parsing = parse_many(options.build)
     loaded = load(everything, namespace, budget, stdin, parse_many=parsing)
     old = build_objects(loaded.objects, loaded.diagnostics, options.build, paths)
+    searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
+    # as build: an error in what only a search path holds and nothing under the PATHS uses is a warning; those
+    # runtimes are never rewritten (a search path's are not), and the proof requires them broken alike after
+    spared = spare_unused(old, loaded.objects, lambda obj: not searched(obj)) if options.search_paths else frozenset()
     result = FactorResult(diagnostics=list(old.diagnostics))
     if old.failed:
         return result
-    searched = only_searched(options.search_paths, paths)  # as every command: a PATH wins over a search path
     homes = Homes(paths, options.search_paths, _isvc_files(old))
     top = consumers.repository(options.settings_file, paths)
     repository, unread = _repository(paths, options, old, top)
@@ -314,7 +323,9 @@ def factor(paths: list[str], options: FactorOptions, stdin: Callable[[], bytes] 
         read = {*files, *change.profiles_read(everything)}
         added = [o for o in new_objects if o.path in read]  # what a build of PATHS reads
         new = build_objects(kept + added, again.diagnostics + problems, options.build, paths)
-        proof = prove(old, new, converted)
+        if options.search_paths:
+            spare_unused(new, kept + added, lambda obj: not searched(obj))
+        proof = prove(old, new, converted, spared=spared)
         if not proof:
             proved = _prove_apps(paths, options, repository, top, homes, change, converted)
             proof = proved.problems

@@ -23,7 +23,10 @@ MAX_TEXT, MAX_EDGES = 50_000, 500
 
 def _focus(report: DiffReport, whole: Forest) -> dict[str, str]:
     """Node id -> highlight style, for what the diff names."""
-    by_key = {n.key: n.id for n in whole.nodes.values() if n.key}
+    by_key: dict[str, list[str]] = {}  # a cluster runtime is drawn again in the namespaces that shadow its parents
+    for node in whole.nodes.values():
+        if node.key:
+            by_key.setdefault(node.key, []).append(node.id)
     wanted = [
         *((r.runtime, "changed") for r in report.runtimes),
         *((r.inference_service, "rollout") for r in report.rollouts),
@@ -31,7 +34,7 @@ def _focus(report: DiffReport, whole: Forest) -> dict[str, str]:
         *((d.inference_service, "drifting") for d in report.drifting),
         *((b.inference_service, "drifting") for b in report.broken),
     ]
-    return {by_key[key]: style for key, style in wanted if key in by_key}
+    return {found: style for key, style in wanted for found in by_key.get(key, ())}
 
 
 def _collapsed(whole: Forest, picked: Forest) -> Forest:

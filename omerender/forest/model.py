@@ -38,7 +38,7 @@ __all__ = [
     "keep",
     "node_id",
 ]
-from omerender.resolve.inherit import INHERITANCE_CYCLE, RESOLVED, is_profile, parent_name
+from omerender.resolve.inherit import INHERITANCE_CYCLE, RESOLVED, Chain, is_profile, parent_name
 
 MISSING = "Missing"  # a parent or runtime that is named but not found
 COUNT = "InferenceServices"  # InferenceServices collapsed into a count (--collapse-isvcs)
@@ -84,12 +84,13 @@ class Node:
     def title(self) -> str:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
-    def sort_key(self) -> tuple[int, str, str, str]:
+    def sort_key(self) -> tuple[int, str, str, str, str]:
         return (
             0 if self.kind not in (ISVC, COUNT, MORE) else 1 if self.kind == ISVC else 2,
             self.namespace,
             self.name,
             self.kind,
+            self.id,  # a cluster runtime and its copy in a namespace's chains (``_shadowed``) share the rest
         )
 
 
@@ -110,10 +111,11 @@ class Forest:
     links: list[Link] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)
 
-    @property
-    def broken(self) -> bool:
-        return any(link.reason for link in self.links) or any(
-            n.reason not in ("", RESOLVED) for n in self.nodes.values()
+    def broken(self, spared: frozenset[str] = frozenset()) -> bool:
+        """A link or node is broken, but for those of the runtimes and InferenceServices whose keys are ``spared``
+        (read only from a search path and used by nothing under the PATHs: OME refuses them alone)."""
+        return any(link.reason and self.nodes[link.child].key not in spared for link in self.links) or any(
+            n.reason not in ("", RESOLVED) and n.key not in spared for n in self.nodes.values()
         )
 
     def ordered(self) -> list[Node]:
@@ -143,7 +145,13 @@ def _runtime_markers(runtime: Obj) -> list[str]:
     return markers
 
 
-def _own_parent(universe: Universe, runtime: Obj, name: str) -> Obj | None:
+def _own_parent(universe: Universe, chain: Chain, name: str) -> Obj | None:
+    """The parent the resolver found for ``chain``'s runtime; looked up as it looks only where its chain does not hold
+    the parent (a cycle back to a runtime walked already, a parent whose spec is refused) or none was found."""
+    walked = _root_first(chain)
+    if len(walked) >= 2:
+        return walked[-2]
+    runtime = chain.runtime
     if runtime.kind == SR:
         found: Obj | None = universe.runtime_named(name, runtime.namespace)
         return found
@@ -208,7 +216,7 @@ def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
         if name is None:
             continue
         child = forest.nodes[ids[key]]
-        found = _own_parent(universe, runtime, name)
+        found = _own_parent(universe, chains[key], name)
         if found is None:
             missing = _missing(forest, runtime.namespace, name, child.reason)
             forest.links.append(Link(missing.id, child.id, INHERITS, child.reason))
@@ -228,7 +236,68 @@ def _runtimes(forest: Forest, result: BuildResult) -> dict[str, str]:
             forest.nodes[child_id].markers.append(f"inherits from {forest.nodes[parent_id].title}")
         else:
             forest.nodes[child_id].parent = parent_id
+    _shadowed(forest, result, ids)
     return ids
+
+
+def resolves_as(namespace: str) -> str:
+    """The marker of a cluster runtime drawn again under the parents a namespace's chains find for it."""
+    return f"as {namespace} resolves it"
+
+
+def _shadowed(forest: Forest, result: BuildResult, ids: dict[str, str]) -> None:
+    """Draw each ServingRuntime under the chain the resolver resolved for it.
+
+    A ServingRuntime's chain looks every parent up in its namespace first, the parents of the cluster runtimes in it
+    too; a cluster runtime's own chain looks at cluster runtimes only. Where the two part (a ServingRuntime in the
+    namespace has the name of a cluster runtime's parent: it shadows it), the cluster runtime is drawn again, marked
+    ``as NAMESPACE resolves it``, under the parents that namespace's chains have; the ServingRuntime hangs under
+    that copy. A chain broken on the way is drawn as far as it was walked; a cycle is left as ``_runtimes`` drew
+    it. Bounded: one pass over each chain (at most ``MAX_CHAIN_DEPTH`` runtimes, or the walk to a broken link)."""
+    chains = result.chains
+    links_to: dict[str, int] | None = None  # each runtime's inherit link, by child id: made when first needed
+    for runtime in result.universe.runtimes.values():
+        chain = chains[runtime_key(runtime)]
+        path = _root_first(chain)
+        node = forest.nodes[ids[runtime_key(runtime)]]
+        if chain.reason == INHERITANCE_CYCLE or len(path) < 2 or node.parent != ids[runtime_key(path[-2])]:
+            continue
+        drawn: list[str] = []
+        for index, member in enumerate(path[:-1]):
+            own = _root_first(chains[runtime_key(member)])
+            if member.kind != CSR or (len(own) == index + 1 and all(a is b for a, b in zip(own, path, strict=False))):
+                drawn.append(ids[runtime_key(member)])
+                continue
+            copy = _add(forest, _copy(forest.nodes[ids[runtime_key(member)]], runtime.namespace))
+            if copy.parent is None:  # index > 0: a chain's root is its own
+                copy.parent = drawn[-1]
+                forest.links.append(Link(copy.parent, copy.id, INHERITS))
+            drawn.append(copy.id)
+        if node.parent == drawn[-1]:
+            continue
+        if links_to is None:
+            links_to = {link.child: i for i, link in enumerate(forest.links) if link.type == INHERITS}
+        at = links_to[node.id]
+        node.parent = drawn[-1]
+        forest.links[at] = forest.links[at]._replace(parent=node.parent)
+
+
+def _root_first(chain: Chain) -> tuple[Obj, ...]:
+    """The runtimes of ``chain`` root first: as resolved, or as far as a broken chain was walked (written first)."""
+    return chain.runtimes if chain.ok else tuple(reversed(chain.runtimes))
+
+
+def _copy(node: Node, namespace: str) -> Node:
+    return Node(
+        node_id(node.kind, namespace, node.name),
+        node.kind,
+        node.namespace,
+        node.name,
+        node.key,
+        [*node.markers, resolves_as(namespace)],
+        node.reason,
+        node.message,
+    )
 
 
 def _cycle_entries(forest: Forest, parents: dict[str, str], on_cycle: set[str]) -> set[str]:

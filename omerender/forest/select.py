@@ -48,8 +48,17 @@ def ancestors(forest: Forest, start: str) -> list[str]:
     return out
 
 
+def drawn_again(forest: Forest, start: str) -> list[str]:
+    """``start`` and the copies of it that namespaces' chains draw under other parents (``model._shadowed``)."""
+    key = forest.nodes[start].key
+    if not key:
+        return [start]
+    return [start, *(n.id for n in forest.nodes.values() if n.key == key and n.id != start and n.kind != ISVC)]
+
+
 def subtree(forest: Forest, start: str) -> Forest:
-    return keep(forest, descendants(forest, start))
+    """``start``'s subtree, with those of its copies: everything that inherits from it, in every namespace."""
+    return keep(forest, [found for each in drawn_again(forest, start) for found in descendants(forest, each)])
 
 
 def chain(forest: Forest, start: str) -> Forest:

@@ -20,9 +20,7 @@ import yaml
 
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
-from omerender.load.bounded import Budget, ReadProblem, read_text
-from omerender.load.kustomize import CAP_NAME, MAX_BYTES, MAX_DEPTH, REMOTE_PREFIXES, kustomization_in
-from omerender.load.yamlio import parse_documents
+from omerender.load.kustomize import MAX_DEPTH, REMOTE_PREFIXES, Unreadable, kustomization_in, parse_kustomization
 from omerender.names import clip
 from omerender.paths import is_within
 
@@ -110,23 +108,11 @@ def _read(path: Path, walk: _Walk) -> tuple[dict[str, Any], yaml.Node | None] | 
     if not is_within(os.path.realpath(path), walk.root):
         walk.problems.append(_error(shown, 1, 1, "the kustomization leads out of the repository; not read"))
         return None
-    try:
-        text = read_text(str(path), Budget(max_file_bytes=MAX_BYTES, cap_name=CAP_NAME), "kustomization file")
-        docs = list(parse_documents(text))
-    except ReadProblem as problem:
-        walk.problems.append(_error(shown, problem.line, problem.col, problem.message))
+    parsed = parse_kustomization(path)
+    if isinstance(parsed, Unreadable):
+        walk.problems.append(_error(shown, parsed.line, parsed.col, parsed.message))
         return None
-    except (yaml.YAMLError, RecursionError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        walk.problems.append(_error(shown, line, col, "invalid YAML in kustomization"))
-        return None
-    if not docs:
-        return {}, None
-    if len(docs) != 1 or not isinstance(docs[0].data, dict):
-        walk.problems.append(_error(shown, 1, 1, "a kustomization holds one mapping"))
-        return None
-    return docs[0].data, docs[0].node
+    return parsed
 
 
 def _visit(folder: Path, walk: _Walk, depth: int) -> None:

@@ -96,6 +96,34 @@ def _error(path: Path, line: int, col: int, message: str) -> Diagnostic:
     return Diagnostic(path.as_posix(), line, col, ERROR, message, codes.KUSTOMIZATION)
 
 
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a kustomization file could not be read, and where."""
+
+    line: int
+    col: int
+    message: str
+
+
+def parse_kustomization(path: Path) -> tuple[dict[str, Any], yaml.Node | None] | Unreadable:
+    """A kustomization file's mapping and its node tree (``{}, None`` when empty), read within the file cap; or
+    why not. The caller has checked that its real path may be read."""
+    try:
+        text = read_text(str(path), Budget(max_file_bytes=MAX_BYTES, cap_name=CAP_NAME), "kustomization file")
+        docs = list(parse_documents(text))
+    except ReadProblem as problem:
+        return Unreadable(problem.line, problem.col, problem.message)
+    except (yaml.YAMLError, RecursionError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        return Unreadable(line, col, f"invalid YAML in kustomization: {getattr(exc, 'problem', exc)}")
+    if not docs:
+        return {}, None
+    if len(docs) != 1 or not isinstance(docs[0].data, dict):
+        return Unreadable(1, 1, "a kustomization must be one YAML mapping")
+    return docs[0].data, docs[0].node
+
+
 def _read(path: Path, out: Expansion, allowed: list[str]) -> tuple[dict[str, Any], Any] | None:
     """The kustomization's mapping and its node tree, or None with the problem noted. ``allowed``: the real paths of
     the folders it must lie in (the repository, and the input roots the user named)."""
@@ -104,23 +132,11 @@ def _read(path: Path, out: Expansion, allowed: list[str]) -> tuple[dict[str, Any
         message = "the kustomization file leads out of the repository (a symlink); not read"
         out.problems.append(_error(path, 1, 1, message))
         return None
-    try:
-        text = read_text(str(path), Budget(max_file_bytes=MAX_BYTES, cap_name=CAP_NAME), "kustomization file")
-        docs = list(parse_documents(text))
-    except ReadProblem as problem:
-        out.problems.append(_error(path, problem.line, problem.col, problem.message))
+    parsed = parse_kustomization(path)
+    if isinstance(parsed, Unreadable):
+        out.problems.append(_error(path, parsed.line, parsed.col, parsed.message))
         return None
-    except (yaml.YAMLError, RecursionError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        out.problems.append(_error(path, line, col, f"invalid YAML in kustomization: {getattr(exc, 'problem', exc)}"))
-        return None
-    if not docs:
-        return {}, None
-    if len(docs) != 1 or not isinstance(docs[0].data, dict):
-        out.problems.append(_error(path, 1, 1, "a kustomization must be one YAML mapping"))
-        return None
-    return docs[0].data, docs[0].node
+    return parsed
 
 
 def _key_at(node: Any, key: Any) -> tuple[int, int]:

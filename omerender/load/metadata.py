@@ -29,7 +29,17 @@ writes the fact, and with config.json's names where it does not (heads, KV heads
           torch_dtype: bfloat16
           quant_method: fbgemm_fp8
 
-Each key is applied only where the model's own ``spec.modelConfiguration`` lacks it. Which values were filled,
+Each key is applied only where the model's own ``spec.modelConfiguration`` lacks it.
+
+A file may start from a shipped overlay, adding or changing facts of its models (``extends`` takes only a shipped
+name, never a path, so a repository's file reads nothing outside the package)::
+
+    extends: ome:v0.1.5
+    models:
+      ling-plus:
+        modelConfiguration: {parameter_count: 290B, torch_dtype: bfloat16}
+
+The file's entries are applied first, then the shipped ones fill what is still missing. Which values were filled,
 and from where, is kept on the object (``Obj.overlaid``) so that ``omerender.load.modelfacts`` can tell a model's
 own value from the overlay's.
 """
@@ -52,6 +62,7 @@ from omerender.ome import BASE_MODEL, MODEL_KINDS
 
 FIELDS = ("modelFormat", "modelFramework", "modelArchitecture", "quantization", "modelParameterSize")
 CONFIGURATION = "modelConfiguration"
+EXTENDS = "extends"
 SELECTOR_FIELDS = ("name", "version", "operator", "weight")
 CODE = codes.MODEL_METADATA
 
@@ -139,39 +150,35 @@ class _Reader:
 Entries = dict[str, tuple[dict[str, Any], dict[str, tuple[int, int]]]]  # key -> (fields, position of each field)
 
 
-def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list[Diagnostic]]:
+def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list[Diagnostic], str | None]:
     """Entries by key (``name`` or ``namespace/name``) with the position of the entry (``""``) and of each field
-    (``modelConfiguration`` keys as ``modelConfiguration.KEY``), and the problems found.
+    (``modelConfiguration`` keys as ``modelConfiguration.KEY``), the problems found, and the shipped overlay the
+    file ``extends`` (None when it names none).
     ``path`` is a file, or the name of an overlay shipped with omerender (``ome:v0.1.5``)."""
     readable = path
     if catalogue.is_name(path):
         shipped = catalogue.path_of(path)
         if shipped is None:
             message = f"no model metadata ships as {clip(path)!r}; shipped: {', '.join(catalogue.names())}"
-            return {}, [Diagnostic(clip(path), 0, 0, ERROR, message, CODE)]
+            return _refused(clip(path), 0, 0, message)
         readable = shipped
     try:
         text = read_text(readable, budget or Budget(), "model metadata file")
     except ReadProblem as problem:
-        return {}, [Diagnostic(path, problem.line, problem.col, ERROR, problem.message, CODE)]
+        return _refused(path, problem.line, problem.col, problem.message)
     try:
         docs = list(parse_documents(text))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        return {}, [
-            Diagnostic(
-                path, line, col, ERROR, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}", CODE
-            )
-        ]
+        return _refused(path, line, col, f"invalid YAML in model metadata file: {getattr(exc, 'problem', exc)}")
     if len(docs) != 1 or not isinstance(docs[0].data, dict) or not isinstance(docs[0].data.get("models"), dict):
-        return {}, [
-            Diagnostic(path, 1, 1, ERROR, "model metadata file must be one YAML document with a 'models' mapping", CODE)
-        ]
+        return _refused(path, 1, 1, "model metadata file must be one YAML document with a 'models' mapping")
     reader = _Reader(path, docs[0])
     for key in docs[0].data:
-        if key != "models":
-            reader.error(f"unknown top-level key {key!r} (only 'models')", key)
+        if key not in ("models", EXTENDS):
+            reader.error(f"unknown top-level key {clip(repr(key))} (only 'models' and '{EXTENDS}')", key)
+    extends = _extends(reader, docs[0].data.get(EXTENDS), catalogue.is_name(path))
     wanted: dict[str, tuple[dict[str, Any], list[tuple[str, tuple[Any, ...]]]]] = {}
     for name, fields in docs[0].data["models"].items():
         good = reader.entry(name, fields)
@@ -186,12 +193,40 @@ def read_overlay(path: str, budget: Budget | None = None) -> tuple[Entries, list
     entries: Entries = {
         name: (good, {label: next(located) for label, _ in paths}) for name, (good, paths) in wanted.items()
     }
-    return entries, reader.problems
+    return entries, reader.problems, extends
+
+
+def _refused(path: str, line: int, col: int, message: str) -> tuple[Entries, list[Diagnostic], str | None]:
+    return {}, [Diagnostic(path, line, col, ERROR, message, CODE)], None
+
+
+def _extends(reader: _Reader, value: Any, shipped: bool) -> str | None:
+    """The shipped overlay named by ``extends`` (only a shipped name: a repository's file reads nothing else)."""
+    if value is None:
+        return None
+    if not shipped and isinstance(value, str) and catalogue.path_of(value) is not None:
+        return value
+    names = ", ".join(catalogue.names())
+    if shipped:
+        reader.error(f"a shipped overlay extends nothing, not {clip(repr(value))}", EXTENDS)
+    else:
+        reader.error(f"{EXTENDS} names an overlay shipped with omerender ({names}), not {clip(repr(value))}", EXTENDS)
+    return None
 
 
 def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -> list[Diagnostic]:
-    """Fill missing model fields in ``objects`` (in place) from the overlay at ``path``."""
-    entries, problems = read_overlay(path, budget)
+    """Fill missing model fields in ``objects`` (in place) from the overlay at ``path``, then from the shipped
+    overlay it ``extends``: a field or fact the file gives wins over the shipped one."""
+    budget = budget or Budget()
+    entries, problems, extends = read_overlay(path, budget)
+    problems = _apply(path, entries, problems, objects)
+    if extends is not None:
+        shipped, more, _ = read_overlay(extends, budget)
+        problems += _apply(extends, shipped, more, objects)
+    return problems
+
+
+def _apply(path: str, entries: Entries, problems: list[Diagnostic], objects: list[Obj]) -> list[Diagnostic]:
     used: set[str] = set()
     for obj in objects:
         if not obj.is_ome or obj.kind not in MODEL_KINDS:
@@ -206,19 +241,20 @@ def apply_overlay(path: str, objects: list[Obj], budget: Budget | None = None) -
             obj.body["spec"] = {}
         spec = obj.body["spec"]
         fields, where = entries[key]
+        earlier = obj.overlaid or {}  # filled by the file that extends this overlay: no note where it differs
         filled: dict[str, tuple[str, int, int]] = {}
         for field, value in fields.items():
             if field == CONFIGURATION:
-                problems.extend(_fill_configuration(path, obj, spec, value, where, filled))
+                problems.extend(_fill_configuration(path, obj, spec, value, where, filled, earlier))
             elif spec.get(field) is None:
                 spec[field] = copy(value)
                 filled[field] = (path, *where[field])
-            elif spec[field] != value:
+            elif spec[field] != value and field not in earlier:
                 message = (
                     f"{obj.kind} {obj.name} sets {field} itself ({spec[field]!r}); the overlay's {value!r} is not used"
                 )
                 problems.append(Diagnostic(path, *where[""], INFO, message, CODE))
-        obj.overlaid = filled or None
+        obj.overlaid = {**earlier, **filled} or None
     shipped = catalogue.is_name(path)  # a catalogue's entries for models not vendored are expected
     for key, (_, where) in entries.items():
         line, col = where[""]
@@ -244,6 +280,7 @@ def _fill_configuration(
     facts: dict[str, Any],
     where: dict[str, tuple[int, int]],
     filled: dict[str, tuple[str, int, int]],
+    earlier: dict[str, tuple[str, int, int]],
 ) -> list[Diagnostic]:
     """The overlay's ``modelConfiguration`` keys the model's own lacks, filled in (key by key: the model's own
     value wins); notes where the model's own differs or is not a mapping."""
@@ -259,7 +296,7 @@ def _fill_configuration(
         if own.get(key) is None:
             own[key] = copy(value)
             filled[f"{CONFIGURATION}.{key}"] = (path, *where[f"{CONFIGURATION}.{key}"])
-        elif own[key] != value:
+        elif own[key] != value and f"{CONFIGURATION}.{key}" not in earlier:
             message = (
                 f"{obj.kind} {obj.name} sets {CONFIGURATION}.{key} itself ({clip(repr(own[key]))}); "
                 f"the overlay's {clip(repr(value))} is not used"

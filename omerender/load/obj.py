@@ -10,8 +10,9 @@ import yaml
 
 from omerender.data import Key
 from omerender.diagnostics import Diagnostic, Severity, json_path
+from omerender.load.lists import ITEMS
 from omerender.load.source import Source, slim
-from omerender.load.yamlio import position, positions
+from omerender.load.yamlio import child, position, positions
 from omerender.ome import API_VERSION, CLUSTER_SERVING_RUNTIME, INFERENCE_SERVICE, INHERIT_FROM, KINDS, SERVING_RUNTIME
 
 _RUNTIME_PATHS: list[tuple[str, ...]] = [
@@ -66,11 +67,20 @@ class Obj:
     # A model's fields the --model-metadata overlay filled (``modelConfiguration`` keys as
     # ``modelConfiguration.KEY``), each with the overlay's path, line and column; None: none.
     overlaid: dict[str, tuple[str, int, int]] | None = None
+    item: int = -1  # of the object in its document's ``items`` (a List document, ``load.lists``), or -1: the document
+
+    @property
+    def where(self) -> str:
+        """``document N`` or ``item K of document N``, for a message about the object as written."""
+        document = f"document {self.index + 1}"
+        return document if self.item < 0 else f"item {self.item + 1} of {document}"
 
     @property
     def node(self) -> yaml.Node | None:
         """The document's node tree, composed again from its file's text: ask only where a position is needed."""
         node = self.source.node(self.index) if self.source is not None else None
+        if self.item >= 0:
+            node = child(child(node, ITEMS), self.item)
         return slim(node) if self.slim and node is not None else node
 
     # Kind and name are asked for hundreds of thousands of times in a large run, and never change once an object is

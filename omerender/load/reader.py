@@ -14,6 +14,7 @@ from omerender import codes
 from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.data import tidy_object
 from omerender.diagnostics import ERROR, WARNING, Diagnostic, Severity
+from omerender.load import lists
 from omerender.load.bounded import Budget, ReadProblem, admit, parse_bounded, read_text
 from omerender.load.kustomize import Expansion, expand, folder_problem, kustomization_in
 from omerender.load.obj import Obj, prelocate
@@ -261,8 +262,11 @@ def _check_shape(obj: Obj) -> Diagnostic | None:
     return None
 
 
-def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -> tuple[Obj | None, Diagnostic | None]:
-    """An object of document ``doc`` of ``source``; its node tree is left behind (``Obj.node`` composes it again).
+def to_object(
+    source: Source, doc: ParsedDocument, namespace: str = "default", item: int = -1
+) -> tuple[Obj | None, Diagnostic | None]:
+    """An object of document ``doc`` of ``source`` (``item``: of its List document's items); its node tree is left
+    behind (``Obj.node`` composes it again).
 
     A namespaced object without ``metadata.namespace`` is in ``namespace`` (``-n``)."""
     if not isinstance(doc.data, dict):
@@ -270,9 +274,9 @@ def to_object(source: Source, doc: ParsedDocument, namespace: str = "default") -
         return None, Diagnostic(
             source.path, line, col, ERROR, f"document {doc.index + 1} is not a mapping", codes.NOT_A_MAPPING
         )
-    obj = Obj(source.path, doc.index, doc.data, source)
+    obj = Obj(source.path, doc.index, doc.data, source, item=item)
     if "kind" not in doc.data or not isinstance(doc.data.get("kind"), str):
-        return None, obj.diag(ERROR, f"document {doc.index + 1} has no kind", code=codes.MISSING_KIND)
+        return None, obj.diag(ERROR, f"{obj.where} has no kind", code=codes.MISSING_KIND)
     problem = _check_shape(obj)
     if problem is not None:
         return None, problem
@@ -302,16 +306,28 @@ def parse_file(source: Source, budget: Budget, namespace: str) -> tuple[list[Obj
     problems: list[Diagnostic] = []
     try:
         for doc in parse_bounded(source.text, budget):
-            obj, problem = to_object(source, doc, namespace)
-            if problem is not None:
-                problems.append(problem)
-            if obj is not None:
-                objects.append(obj)
+            for item, part in _parts(source, doc, problems):
+                obj, problem = to_object(source, part, namespace, item)
+                if problem is not None:
+                    problems.append(problem)
+                if obj is not None:
+                    objects.append(obj)
     except yaml.YAMLError as exc:
         problems.append(yaml_diagnostic(source.path, exc, source.text))
     except RecursionError:
         problems.append(Diagnostic(source.path, 1, 1, ERROR, "document nests too deeply to read", codes.YAML_DEPTH))
     return objects, problems
+
+
+def _parts(source: Source, doc: ParsedDocument, problems: list[Diagnostic]) -> list[tuple[int, ParsedDocument]]:
+    """``doc`` itself (item -1), or the items of a List document (``lists``), whose problems go to ``problems``."""
+    if not lists.is_list(doc.data):
+        return [(-1, doc)]
+    found, refused = lists.items(doc)
+    for part, message in refused:
+        line, col = position(part.node, ())
+        problems.append(Diagnostic(source.path, line, col, ERROR, message, codes.LIST_ITEMS))
+    return found
 
 
 Parsed = tuple[list[Obj], list[Diagnostic]]

@@ -346,6 +346,11 @@ def _child(node: yaml.Node, key: Any) -> yaml.Node | None:
     return None
 
 
+def child(node: yaml.Node | None, key: Any) -> yaml.Node | None:
+    """``_child`` for other modules: the value at mapping key ``key``, or sequence item ``key``; None when absent."""
+    return None if node is None else _child(node, key)
+
+
 def position(node: yaml.Node | None, keys: tuple[Any, ...]) -> tuple[int, int]:
     """1-based (line, col) of the node at ``keys`` below ``node``; the deepest existing one if absent.
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 from urllib.parse import quote
 
 from omerender import codes
 from omerender.constants import PROJECT_URL
-from omerender.diagnostics import Diagnostic, Severity
+from omerender.diagnostics import BY_ANNOTATION, BY_SETTINGS, Diagnostic, Severity, Suppression, SuppressionKind
 from omerender.output.formats import dump_json
 from omerender.output.repo_paths import RepoRoot, is_pseudo, plain
 from omerender.settings import REPORT_FORMATS
@@ -37,6 +37,18 @@ _GITHUB_COMMAND: dict[Severity, str] = {"error": "error", "warning": "warning", 
 _SARIF_LEVEL: dict[Severity, str] = {"error": "error", "warning": "warning", "info": "note"}
 
 
+_SARIF_SUPPRESSION: dict[SuppressionKind, str] = {BY_ANNOTATION: "inSource", BY_SETTINGS: "external"}
+"""SARIF 2.1.0 section 3.35.2: ``inSource`` is a suppression written in the analysed artifact itself (an
+ignore-check annotation in the manifest), ``external`` one kept elsewhere (an exemption in ``.omerender.yaml``)."""
+
+
+class JsonSuppression(TypedDict):
+    kind: SuppressionKind
+    by: str
+    reason: str
+    severity: Severity
+
+
 class JsonDiagnostic(TypedDict):
     path: str
     line: int
@@ -45,6 +57,7 @@ class JsonDiagnostic(TypedDict):
     code: str
     message: str
     jsonPath: str
+    suppressed: NotRequired[JsonSuppression]
 
 
 class JsonSummary(TypedDict):
@@ -174,19 +187,26 @@ def _build_json(report: _Report) -> JsonReport:
         "toolVersion": report.tool_version,
         "summary": {"errors": count("error"), "warnings": count("warning"), "infos": count("info")},
         "omitted": report.omitted,
-        "diagnostics": [
-            {
-                "path": d.path,
-                "line": d.line,
-                "column": d.col,
-                "severity": d.severity,
-                "code": d.code,
-                "message": d.message,
-                "jsonPath": d.json_path,
-            }
-            for d in report.shown
-        ],
+        "diagnostics": [_json_diagnostic(d) for d in report.shown],
     }
+
+
+def _json_diagnostic(d: Diagnostic) -> JsonDiagnostic:
+    """One diagnostic; a silenced finding (severity info) also says what silenced it, why, and the severity it
+    would have had under ``suppressed``."""
+    out: JsonDiagnostic = {
+        "path": d.path,
+        "line": d.line,
+        "column": d.col,
+        "severity": d.severity,
+        "code": d.code,
+        "message": d.message,
+        "jsonPath": d.json_path,
+    }
+    if d.suppression is not None:
+        why = d.suppression
+        out["suppressed"] = {"kind": why.kind, "by": why.by, "reason": why.reason, "severity": why.severity}
+    return out
 
 
 def _render_json(report: _Report) -> str:
@@ -246,12 +266,29 @@ def _sarif_result(d: Diagnostic, report: _Report) -> dict[str, object]:
     # GitHub requires a region on every location: a finding without one (a missing path) points at line 1
     region = {"startLine": d.line, "startColumn": max(d.col, 1)} if d.line > 0 else {"startLine": 1}
     physical: dict[str, object] = {"artifactLocation": _artifact(d.path, report), "region": region}
-    return {
+    result: dict[str, object] = {
         "ruleId": d.code or FALLBACK_CODE,
-        "level": _SARIF_LEVEL[d.severity],
+        "level": _SARIF_LEVEL[d.severity if d.suppression is None else d.suppression.severity],
         "message": {"text": d.message},
         "locations": [{"physicalLocation": physical}],
     }
+    if d.suppression is not None:
+        result["suppressions"] = [_sarif_suppression(d.suppression)]
+    return result
+
+
+def _sarif_suppression(why: Suppression) -> dict[str, str]:
+    """A silenced finding's ``suppressions`` entry (SARIF 2.1.0 section 3.35), its result at the level the finding
+    would have had: a SARIF reader hides a suppressed result itself. GitHub code scanning reads
+    ``suppressions[].status``: ``accepted`` turns the alert to Closed ("SARIF support for code scanning", the
+    ``result`` object's table: docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/
+    sarif-support-for-code-scanning), so a silenced finding uploaded from CI is kept on record as a closed alert
+    rather than dropped or opened. The justification is the reason the annotation or exemption gives (none when
+    empty)."""
+    entry = {"kind": _SARIF_SUPPRESSION[why.kind], "status": "accepted"}
+    if why.reason:
+        entry["justification"] = why.reason
+    return entry
 
 
 def _sarif_rule(rule_id: str) -> dict[str, object]:

@@ -212,7 +212,9 @@ def build_pod(ctx: Context, component: str, merged: dict[str, Any], *, worker: b
         ctx.problems.append(
             ctx.isvc.diag(
                 ERROR,
-                "no containers found in pod spec and no runner spec provided",
+                f"{component}{' worker' if worker else ''} of runtime {ctx.runtime_name}: no containers found in pod "
+                "spec and no runner spec provided (neither the runtime's chain nor the InferenceService gives this "
+                "component a container or a runner)",
                 "spec",
                 component,
                 code=codes.NO_CONTAINERS,

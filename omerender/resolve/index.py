@@ -78,7 +78,7 @@ def index(objects: list[Obj]) -> tuple[Universe, list[Diagnostic]]:
     """Index objects by kind/namespace/name; a second object with the same identity is an error."""
     universe = Universe()
     problems: list[Diagnostic] = []
-    for obj in sorted(objects, key=lambda o: (o.path, o.index)):
+    for obj in sorted(objects, key=lambda o: (o.path, o.index, o.item)):
         if not obj.is_ome:
             universe.others.append(obj)
             continue

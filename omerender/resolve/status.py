@@ -32,11 +32,19 @@ def runtime_status(chain: Chain, last_good: list[str] | None = None) -> dict[str
 
 
 def status_list(
-    universe: Universe, chains: dict[str, Chain], last_good: dict[str, list[str]] | None = None
+    universe: Universe,
+    chains: dict[str, Chain],
+    last_good: dict[str, list[str]] | None = None,
+    listed: Callable[[Obj], bool] = lambda _runtime: True,
 ) -> dict[str, Any]:
-    """``last_good``: per runtime key, its last chain that resolved (see ``runtime_status``)."""
+    """The runtimes ``listed`` accepts (``status`` and ``build --status-file`` leave out those read only from a
+    search path); ``last_good``: per runtime key, its last chain that resolved (see ``runtime_status``)."""
     last_good = last_good or {}
-    items = [runtime_status(chains[runtime_key(r)], last_good.get(runtime_key(r))) for r in universe.all_runtimes()]
+    items = [
+        runtime_status(chains[runtime_key(r)], last_good.get(runtime_key(r)))
+        for r in universe.all_runtimes()
+        if listed(r)
+    ]
     items.sort(key=lambda i: (i["metadata"].get("namespace", ""), i["kind"], i["metadata"]["name"]))
     return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 

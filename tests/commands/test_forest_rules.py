@@ -25,7 +25,11 @@ def test_the_whole_forest_and_a_broken_one_fails(demo: Path) -> None:
     assert _names(whole) == ["llama-3-2-3b-instruct", "sglang-llama-3-2-3b", "sglang-profile"]
     (demo / "profile.yaml").unlink()
     broken = forest(demo)
-    assert broken.verdict is Verdict.FINDINGS and broken.payload is not None and broken.payload.broken
+    assert broken.verdict is Verdict.FINDINGS and broken.payload is not None and broken.payload.broken()
+    # a runtime whose breakage is spared (only a search path holds it, nothing under the PATHs uses it) does not
+    # count, its broken link neither; any other key leaves the forest broken
+    assert not broken.payload.broken(frozenset({"ServingRuntime/llama-demo/sglang-llama-3-2-3b"}))
+    assert broken.payload.broken(frozenset({"llama-demo/llama-3-2-3b-instruct"}))
 
 
 def test_runtime_and_isvc_together_are_refused_before_anything_is_read(tmp_path: Path) -> None:

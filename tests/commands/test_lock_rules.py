@@ -42,8 +42,8 @@ def test_nothing_is_written_when_the_build_fails(demo: Path) -> None:
     assert not (demo / "omerender.lock").exists()
     assert "ParentNotFound" in {d.code for d in outcome.diagnostics}
     assert [n.line() for n in outcome.notes] == [
-        f"omerender: {demo / 'omerender.lock'} not written: fix the errors above (or use --keep-last-good for broken "
-        "chains)"
+        f"omerender: {demo / 'omerender.lock'} not written: the build failed with 2 errors; fix the errors above (or "
+        "use --keep-last-good for broken chains)"
     ]
 
 

@@ -169,3 +169,15 @@ def test_every_published_total_names_its_source() -> None:
         if lines[i].lstrip().startswith('"'):
             cited = [lines[i]] + [lines[j] for j in range(i - 1, start, -1) if lines[j].lstrip().startswith("#")][:1]
             assert any("http" in line for line in cited), lines[i]
+
+
+def test_the_models_gpu_memory_fit_can_size() -> None:
+    """gpu-memory-fit needs a parameter count and bytes per parameter. With ome:v0.1.5, 18 of the 207 catalogue
+    models have both (docs/serving-checks.md says so): 16 from the overlay alone (their config.json is in OME's
+    tests), 2 with the size OME's own model file sets (qwen2-vl-7b-instruct, qwen2-5-vl-7b-instruct) and the
+    overlay's dtype. Every other model is skipped."""
+    models = _models_with_overlay()
+    sized = {m.name: f for m in models if (f := model_facts(m)).parameter_count and f.bytes_per_parameter}
+    assert len(models) == 207 and len(sized) == 18
+    own = sorted(name for name, f in sized.items() if f.parameter_count is not None and not f.parameter_count.overlay)
+    assert own == ["qwen2-5-vl-7b-instruct", "qwen2-vl-7b-instruct"]

@@ -69,12 +69,9 @@ EXPECTED = {
     # Kimi K2 (fit-12: the catalogue's kimi-k2-instruct with this runtime's modelSizeRange.min, 900B, as its size; the
     # published count is 1.03T, more still) in fp8 (quant_method fp8): 838 GiB, 104.8 GiB per GPU over --tp-size 8.
     ("srt/moonshotai/kimi-k2-instruct-rt.yaml", 56, 11, "warning", "gpu-memory-fit"),
-    # Not checked yet: the overlay ships no parameter count and dtype for the three (their stand-in sizes are
-    # not read). With parameter_count and torch_dtype bfloat16 in their modelConfiguration, each at its --tp-size
-    # line: srt-dots-vlm1-inst (672B x 2 bytes over --tp-size 1: 1251.7 GiB, over the 162 GiB of a B200 at 0.9: an
-    # error, rednote-hilab/dots-vlm1-inst.yaml:56:11), srt-glm-4-5v (108B: 201.2 GiB on 1 GPU, an error, 56:11),
-    # srt-ling-plus (290B over --tp-size 4: 135.0 GiB per GPU, over 72 GiB, under 162: a warning, 56:11); minimax-m2
-    # (230B in fp8 over 4: 53.5 GiB) stays quiet.
+    # Not checked here: ome:v0.1.5 ships no parameter count and dtype for the three (their stand-in sizes are
+    # not read). test_memory_examples.py gives them their published facts in a user's overlay extending ome:v0.1.5:
+    # srt-dots-vlm1-inst and srt-glm-4-5v are errors there, srt-ling-plus a warning, srt-minimax-m2 quiet.
 }
 
 

@@ -3,12 +3,10 @@ Argo CD parameter and plugin env, the KRM functionConfig key gpuMemory; and its 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-import yaml
-from gitops_helpers import Proc, env_with_omerender, objects, omerender, run
+from gitops_helpers import Proc, argocd_generate, env_with_omerender, krm_with, objects, omerender
 
 # 70B parameters in bfloat16 over --tp-size 2: 65.2 GiB of weights per GPU. The runtime names no GPU: under the
 # 72 GiB an 80 GiB GPU gives at 0.9, so quiet by default; over the 36 GiB of 40 GiB GPUs (gpu-memory 40).
@@ -71,23 +69,6 @@ def _found(proc: Proc) -> list[str]:
     return [line.split(": ", 1)[1][: len(FINDING)] for line in proc.err.splitlines() if "[gpu-memory-fit]" in line]
 
 
-def _generate(app: Path, parameters: list[dict[str, object]], env: dict[str, str] | None = None) -> Proc:
-    given = {
-        "ARGOCD_APP_NAMESPACE": "demo",
-        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
-        "KUBE_VERSION": "1.30.1",
-        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *parameters]),
-        **(env or {}),
-    }
-    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(given))
-
-
-def _krm(repo: Path, spec: dict[str, object]) -> Proc:
-    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
-    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
-    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
-
-
 def test_quiet_by_default_and_an_error_with_the_setting_on_the_command_line_and_in_the_environment(repo: Path) -> None:
     quiet = omerender("build", "apps", cwd=repo)
     assert quiet.code == 0 and objects(quiet.out) and _found(quiet) == [], quiet
@@ -101,14 +82,14 @@ def test_quiet_by_default_and_an_error_with_the_setting_on_the_command_line_and_
     assert warned.code == 0 and "warning: [gpu-memory-fit]" in warned.err, warned
 
 
-def test_the_settings_file_serves_build_argocd_and_krm(repo: Path) -> None:
+def test_the_settings_file_serves_build_argocd_andkrm_with(repo: Path) -> None:
     (repo / ".omerender.yaml").write_text("gpu-memory: 40\n")
     built = omerender("build", "apps", "-v", cwd=repo)
     assert built.code == 1 and _found(built) == [FINDING], built
     assert "omerender: setting gpu-memory = 40 (file)" in built.err
-    generated = _generate(repo / "apps" / "llama", [])
+    generated = argocd_generate(repo / "apps" / "llama", [])
     assert generated.code == 1 and _found(generated) == [FINDING], generated
-    function = _krm(repo, {"paths": ["apps"], "emit": ["rendered"]})
+    function = krm_with(repo, {"paths": ["apps"], "emit": ["rendered"]})
     assert function.code == 1 and _found(function) == [FINDING], function
     over = omerender("build", "apps", "--gpu-memory", "80", cwd=repo)  # the command line wins over the file
     assert over.code == 0 and _found(over) == [], over
@@ -116,12 +97,14 @@ def test_the_settings_file_serves_build_argocd_and_krm(repo: Path) -> None:
 
 def test_argocd_parameter_plugin_env_and_krm_key(repo: Path) -> None:
     app = repo / "apps" / "llama"
-    assert _found(_generate(app, [])) == []
-    assert _found(_generate(app, [{"name": "gpu-memory", "string": ""}])) == []  # left blank in the UI: the default
-    assert _found(_generate(app, [{"name": "gpu-memory", "string": "40"}])) == [FINDING]
-    assert _found(_generate(app, [], env={"ARGOCD_ENV_OMERENDER_GPU_MEMORY": "40"})) == [FINDING]
-    assert _found(_krm(repo, {"paths": ["apps"], "emit": ["rendered"], "gpuMemory": 40})) == [FINDING]
-    assert _found(_krm(repo, {"paths": ["apps"], "emit": ["rendered"], "gpuMemory": "40"})) == [FINDING]
+    assert _found(argocd_generate(app, [])) == []
+    assert (
+        _found(argocd_generate(app, [{"name": "gpu-memory", "string": ""}])) == []
+    )  # left blank in the UI: the default
+    assert _found(argocd_generate(app, [{"name": "gpu-memory", "string": "40"}])) == [FINDING]
+    assert _found(argocd_generate(app, [], env={"ARGOCD_ENV_OMERENDER_GPU_MEMORY": "40"})) == [FINDING]
+    assert _found(krm_with(repo, {"paths": ["apps"], "emit": ["rendered"], "gpuMemory": 40})) == [FINDING]
+    assert _found(krm_with(repo, {"paths": ["apps"], "emit": ["rendered"], "gpuMemory": "40"})) == [FINDING]
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "2000", "lots"])
@@ -130,9 +113,9 @@ def test_a_bad_value_is_a_usage_error_on_every_route(repo: Path, value: str) -> 
     assert cli.code == 2 and cli.out == "" and "gpu-memory" in cli.err and "Traceback" not in cli.err, cli
     env = omerender("build", "apps", cwd=repo, env=env_with_omerender({"OMERENDER_GPU_MEMORY": value}))
     assert env.code == 2 and "OMERENDER_GPU_MEMORY" in env.err and "Traceback" not in env.err, env
-    generated = _generate(repo / "apps" / "llama", [{"name": "gpu-memory", "string": value}])
+    generated = argocd_generate(repo / "apps" / "llama", [{"name": "gpu-memory", "string": value}])
     assert generated.code == 2 and generated.out == "" and "gpu-memory" in generated.err, generated
-    function = _krm(repo, {"paths": ["apps"], "emit": ["rendered"], "gpuMemory": value})
+    function = krm_with(repo, {"paths": ["apps"], "emit": ["rendered"], "gpuMemory": value})
     assert function.code != 0 and "gpuMemory" in function.err and "Traceback" not in function.err, function
 
 

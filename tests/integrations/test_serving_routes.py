@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from gitops_helpers import Proc, env_with_omerender, objects, omerender, run
+from gitops_helpers import Proc, argocd_generate, env_with_omerender, krm_with, objects, omerender, run
 
 MODEL = """apiVersion: ome.io/v1beta1
 kind: ClusterBaseModel
@@ -76,23 +76,6 @@ def _serving(proc: Proc) -> list[str]:
     return [line for line in found if not line.startswith("info: ")]
 
 
-def _generate(app: Path, parameters: list[dict[str, object]], env: dict[str, str] | None = None) -> Proc:
-    given = {
-        "ARGOCD_APP_NAMESPACE": "demo",
-        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
-        "KUBE_VERSION": "1.30.1",
-        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *parameters]),
-        **(env or {}),
-    }
-    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(given))
-
-
-def _krm(repo: Path, spec: dict[str, object]) -> Proc:
-    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
-    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
-    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
-
-
 def _starts(lines: list[str], *prefixes: str) -> bool:
     """Each line starts with one of ``prefixes``, each prefix starts one line."""
     return sorted(next((p for p in prefixes if line.startswith(p)), "") for line in lines) == sorted(prefixes)
@@ -111,32 +94,32 @@ def test_the_command_line_and_the_environment(repo: Path) -> None:
     assert refused.code == 2 and "'loud' is not one of 'on', 'warn', 'off'" in refused.err, refused
 
 
-def test_the_settings_file_serves_build_argocd_and_krm(repo: Path) -> None:
+def test_the_settings_file_serves_build_argocd_andkrm_with(repo: Path) -> None:
     (repo / ".omerender.yaml").write_text("serving-checks: warn\n")
     built = omerender("build", "apps", "-v", cwd=repo)
     assert built.code == 0 and _starts(_serving(built), WARNED, SHM), built
     assert "omerender: setting serving-checks = warn (file)" in built.err
-    generated = _generate(repo / "apps" / "llama", [])
+    generated = argocd_generate(repo / "apps" / "llama", [])
     assert generated.code == 0 and objects(generated.out) == objects(built.out), generated
     assert _starts(_serving(generated), WARNED, SHM), generated
-    function = _krm(repo, {"paths": ["apps"], "emit": ["rendered"]})
+    function = krm_with(repo, {"paths": ["apps"], "emit": ["rendered"]})
     assert function.code == 0 and _starts(_serving(function), WARNED, SHM), function
 
 
 def test_argocd_parameter_and_plugin_env(repo: Path) -> None:
     app = repo / "apps" / "llama"
-    failed = _generate(app, [])
+    failed = argocd_generate(app, [])
     assert failed.code == 1 and failed.out == "" and _starts(_serving(failed), ERROR, SHM), failed
-    warned = _generate(app, [{"name": "serving-checks", "string": "warn"}])
+    warned = argocd_generate(app, [{"name": "serving-checks", "string": "warn"}])
     assert warned.code == 0 and _starts(_serving(warned), WARNED, SHM), warned
-    off = _generate(app, [], env={"ARGOCD_ENV_OMERENDER_SERVING_CHECKS": "off"})
+    off = argocd_generate(app, [], env={"ARGOCD_ENV_OMERENDER_SERVING_CHECKS": "off"})
     assert off.code == 0 and _serving(off) == [], off
 
 
 def test_krm_function_config_and_kpt(repo: Path, tmp_path: Path) -> None:
-    failed = _krm(repo, {"paths": ["apps"], "emit": ["rendered"]})
+    failed = krm_with(repo, {"paths": ["apps"], "emit": ["rendered"]})
     assert failed.code == 1 and _starts(_serving(failed), ERROR, SHM), failed
-    warned = _krm(repo, {"paths": ["apps"], "emit": ["rendered"], "servingChecks": "warn"})
+    warned = krm_with(repo, {"paths": ["apps"], "emit": ["rendered"], "servingChecks": "warn"})
     assert warned.code == 0 and _starts(_serving(warned), WARNED, SHM), warned
     kpt = shutil.which("kpt")
     if kpt is None:
@@ -161,27 +144,27 @@ def test_exemptions_in_the_settings_file_apply_on_every_route(repo: Path) -> Non
     assert built.code == 0 and _starts(_serving(built), SHM), built
     note = ".omerender.yaml:2 (the node's GPUs are MIG slices; the engine sees four devices): engine of runtime"
     assert f"info: [gpu-parallelism] silenced by the exemption at {note}" in built.err, built
-    generated = _generate(repo / "apps" / "llama", [])
+    generated = argocd_generate(repo / "apps" / "llama", [])
     assert generated.code == 0 and _starts(_serving(generated), SHM), generated
-    function = _krm(repo, {"paths": ["apps"], "emit": ["rendered"]})
+    function = krm_with(repo, {"paths": ["apps"], "emit": ["rendered"]})
     assert function.code == 0 and _starts(_serving(function), SHM), function
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif"])
-def test_a_silenced_finding_is_a_note_in_the_machine_reports(repo: Path, fmt: str) -> None:
+def test_a_silenced_finding_is_kept_in_the_machine_reports_without_v(repo: Path, fmt: str) -> None:
     (repo / ".omerender.yaml").write_text(EXEMPTION)
-    proc = omerender("build", "apps", "-v", "--report-format", f"{fmt}=report.json", cwd=repo)
-    assert proc.code == 0, proc
+    proc = omerender("build", "apps", "--report-format", f"{fmt}=report.json", cwd=repo)
+    assert proc.code == 0 and "gpu-parallelism" not in proc.err, proc  # the text report: only at -v
     report = json.loads((repo / "report.json").read_text(encoding="utf-8"))
     if fmt == "json":
         found = [(d["severity"], d["code"]) for d in report["diagnostics"] if d["code"] == "gpu-parallelism"]
         assert found == [("info", "gpu-parallelism")]
+        [kept] = [d for d in report["diagnostics"] if d["code"] == "gpu-parallelism"]
+        assert kept["suppressed"]["kind"] == "settings" and kept["suppressed"]["by"].startswith("the exemption at ")
     else:
-        found = [(r["level"], r["ruleId"]) for r in report["runs"][0]["results"] if r["ruleId"] == "gpu-parallelism"]
-        assert found == [("note", "gpu-parallelism")]
-        assert "silenced by the exemption" in next(
-            r["message"]["text"] for r in report["runs"][0]["results"] if r["ruleId"] == "gpu-parallelism"
-        )
+        results = [r for r in report["runs"][0]["results"] if r["ruleId"] == "gpu-parallelism"]
+        assert [(r["level"], [s["kind"] for s in r["suppressions"]]) for r in results] == [("error", ["external"])]
+        assert "silenced by the exemption" in results[0]["message"]["text"]
 
 
 def test_a_bad_exemption_is_a_located_settings_error(repo: Path) -> None:

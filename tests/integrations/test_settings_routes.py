@@ -3,12 +3,11 @@ repository's .omerender.yaml; paths given to the plugin or the function stay ins
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
-from gitops_helpers import FIXTURE, Proc, env_with_omerender, objects, omerender, run
+from gitops_helpers import FIXTURE, Proc, argocd_generate, env_with_omerender, krm_with, objects, omerender, run
 
 META = """models:
   llama-3-2-3b-instruct:
@@ -50,13 +49,7 @@ def _generate(app: Path, **parameters: object) -> Proc:
     entries = [
         {"name": k.replace("_", "-"), ("array" if isinstance(v, list) else "string"): v} for k, v in parameters.items()
     ]
-    env = {
-        "ARGOCD_APP_NAMESPACE": "llama-demo",
-        "ARGOCD_APP_SOURCE_PATH": "apps/llama",
-        "KUBE_VERSION": "1.30.1",
-        "ARGOCD_APP_PARAMETERS": json.dumps([{"name": "emit", "array": ["rendered"]}, *entries]),
-    }
-    return run(["omerender", "argocd-generate"], cwd=app, env=env_with_omerender(env))
+    return argocd_generate(app, entries, namespace="llama-demo")
 
 
 def _deployments(proc: Proc) -> list[str]:
@@ -111,22 +104,16 @@ def test_an_absolute_path_in_the_settings_file_is_refused_by_argocd(repo: Path) 
     assert proc.code == 2 and OUTSIDE in proc.err, proc  # a settings error
 
 
-def _krm(repo: Path, spec: dict[str, object]) -> Proc:
-    config = {"apiVersion": "omerender.io/v1alpha1", "kind": "OmeRender", "metadata": {"name": "o"}, "spec": spec}
-    (repo / "fn.yaml").write_text(yaml.safe_dump(config))
-    return run(["omerender", "krm", "fn.yaml"], cwd=repo, env=env_with_omerender())
-
-
 def test_krm_takes_model_metadata_and_the_settings_file(repo: Path) -> None:
     spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"]}
-    assert NEEDS_METADATA in _krm(repo, spec).err
-    done = _krm(repo, {**spec, "modelMetadata": "ci/meta.yaml"})
+    assert NEEDS_METADATA in krm_with(repo, spec).err
+    done = krm_with(repo, {**spec, "modelMetadata": "ci/meta.yaml"})
     assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
     (repo / ".omerender.yaml").write_text("model-metadata: ci/meta.yaml\n")
-    from_file = _krm(repo, spec)
+    from_file = krm_with(repo, spec)
     assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file
     for outside in ({"paths": ["../.."]}, {"modelMetadata": "/etc/hostname"}, {"searchPath": ["../x"]}):
-        proc = _krm(repo, {**spec, **outside})
+        proc = krm_with(repo, {**spec, **outside})
         assert proc.code == 2 and OUTSIDE in proc.err, proc  # a settings error
 
 
@@ -164,11 +151,11 @@ def test_krm_reads_its_search_path(repo: Path) -> None:
     for name in ("model.yaml", "isvc.yaml"):
         (app / name).write_text((FIXTURE / name).read_text())
     spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"]}
-    assert "ParentNotFound" in _krm(repo, spec).err
-    done = _krm(repo, {**spec, "searchPath": ["platform"]})
+    assert "ParentNotFound" in krm_with(repo, spec).err
+    done = krm_with(repo, {**spec, "searchPath": ["platform"]})
     assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
     (repo / ".omerender.yaml").write_text("search-path: [platform]\n")
-    from_file = _krm(repo, spec)
+    from_file = krm_with(repo, spec)
     assert from_file.code == 0 and objects(from_file.out) == objects(done.out), from_file
 
 
@@ -184,10 +171,10 @@ def test_krm_warns_on_a_broken_search_path_runtime_no_app_uses(repo: Path) -> No
     for name in ("runtime.yaml", "model.yaml", "isvc.yaml"):
         (app / name).write_text((FIXTURE / name).read_text())
     spec: dict[str, object] = {"paths": ["apps"], "emit": ["rendered"], "searchPath": ["platform"]}
-    done = _krm(repo, spec)
+    done = krm_with(repo, spec)
     assert done.code == 0 and _deployments(done) == ["llama-3-2-3b-instruct-engine"], done
     assert "platform/broken.yaml:6:26: warning: [ParentNotFound]" in done.err
     isvc = app / "isvc.yaml"
     isvc.write_text(isvc.read_text().replace("name: sglang-llama-3-2-3b", "name: orphan"))
-    used = _krm(repo, spec)
+    used = krm_with(repo, spec)
     assert used.code == 1 and "platform/broken.yaml:6:26: error: [ParentNotFound]" in used.err, used

@@ -44,7 +44,13 @@ def test_profile_change_lists_exactly_the_isvcs_that_roll_out(locked_fleet, tmp_
         [obj] = rollout["objects"]
         assert obj["object"] == f"Deployment.apps/{rollout['inferenceService'].split('/')[1]}-engine"
         assert obj["changes"] == [
-            {"path": IMAGE_PATH, "change": "changed", "old": OLD_IMAGE, "new": NEW_IMAGE, "origin": "fleet-profile"}
+            {
+                "path": IMAGE_PATH,
+                "change": "changed",
+                "old": OLD_IMAGE,
+                "new": NEW_IMAGE,
+                "origin": "ClusterServingRuntime fleet-profile",
+            }
         ]
         assert rollout["revision"]["old"] != rollout["revision"]["new"]
     assert [d["inferenceService"] for d in report["drifting"]] == [f"{FLEET_NS}/svc-7"]
@@ -62,7 +68,7 @@ def test_child_change_is_attributed_to_the_child(fleet, tmp_path):
     assert rollout["inferenceService"] == f"{FLEET_NS}/svc-5"
     [change] = rollout["objects"][0]["changes"]
     assert change["path"] == "spec.template.spec.containers[name=ome-container].args"
-    assert (change["origin"], change["new"][-1]) == ("child-5", "--seed=55")
+    assert (change["origin"], change["new"][-1]) == ("ServingRuntime fleet/child-5", "--seed=55")
 
 
 def test_text_and_markdown(locked_fleet, tmp_path):
@@ -70,7 +76,7 @@ def test_text_and_markdown(locked_fleet, tmp_path):
     done = diff([locked_fleet, new])
     text = diff_text(done)
     assert "InferenceServices that roll out (8):" in text
-    assert f'~ {IMAGE_PATH}: "{OLD_IMAGE}" -> "{NEW_IMAGE}"  [from fleet-profile]' in text
+    assert f'~ {IMAGE_PATH}: "{OLD_IMAGE}" -> "{NEW_IMAGE}"  [from ClusterServingRuntime fleet-profile]' in text
     assert (
         "Pinned InferenceServices drifting (they keep their snapshot) (1):" in text and "fleet/svc-7: stays on" in text
     )
@@ -79,7 +85,7 @@ def test_text_and_markdown(locked_fleet, tmp_path):
     assert markdown.startswith("### omerender diff\n")
     assert (
         f'| `Deployment.apps/svc-0-engine` | `{IMAGE_PATH}` | `changed` | `"{OLD_IMAGE}"` | `"{NEW_IMAGE}"` '
-        "| `fleet-profile` |" in markdown
+        "| `ClusterServingRuntime fleet-profile` |" in markdown
     )
     assert "#### Pinned InferenceServices drifting" in markdown
 
@@ -175,14 +181,17 @@ def test_isvc_change_is_attributed_to_the_isvc(demo, tmp_path):
     [rollout] = report["rollouts"]
     changes = {(o["object"].split("/")[0], c["path"]): c for o in rollout["objects"] for c in o["changes"]}
     args = changes[("Deployment.apps", "spec.template.spec.containers[name=ome-container].args")]
-    assert (args["new"], args["origin"]) == (["--chunked-prefill-size=4096"], "InferenceService/llama-3-2-3b-instruct")
+    assert (args["new"], args["origin"]) == (
+        ["--chunked-prefill-size=4096"],
+        "InferenceService llama-demo/llama-3-2-3b-instruct",
+    )
     hpa = [
         c
         for (kind, _), c in changes.items()
         if kind == "HorizontalPodAutoscaler.autoscaling" and c["path"] == "spec.maxReplicas"
     ]
     if hpa:  # rendered once the controller-fidelity work adds the HPA
-        assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService/llama-3-2-3b-instruct")
+        assert (hpa[0]["new"], hpa[0]["origin"]) == (3, "InferenceService llama-demo/llama-3-2-3b-instruct")
 
 
 ENV_PATH = "spec.template.spec.containers[name=ome-container].env"
@@ -207,7 +216,13 @@ def test_one_env_var_added_at_the_top_is_one_addition_from_the_profile(demo, tmp
     changes = _env_diff(demo, tmp_path, '      env:\n        - name: AAA_NEW\n          value: "1"\n')
     new = {"name": "AAA_NEW", "value": "1"}
     assert changes == [
-        {"path": f"{ENV_PATH}[name=AAA_NEW]", "change": "added", "old": None, "new": new, "origin": "sglang-profile"}
+        {
+            "path": f"{ENV_PATH}[name=AAA_NEW]",
+            "change": "added",
+            "old": None,
+            "new": new,
+            "origin": "ClusterServingRuntime sglang-profile",
+        }
     ]
 
 
@@ -231,7 +246,13 @@ def test_a_value_change_is_one_change_with_each_side_s_value(demo, tmp_path):
     edit(new / "profile.yaml", "{name: A, value: x}", "{name: A, value: z}")
     [rollout] = diff_data(diff([old, new]))["rollouts"]
     assert rollout["objects"][0]["changes"] == [
-        {"path": f"{ENV_PATH}[name=A].value", "change": "changed", "old": "x", "new": "z", "origin": "sglang-profile"}
+        {
+            "path": f"{ENV_PATH}[name=A].value",
+            "change": "changed",
+            "old": "x",
+            "new": "z",
+            "origin": "ClusterServingRuntime sglang-profile",
+        }
     ]
 
 

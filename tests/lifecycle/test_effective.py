@@ -34,17 +34,21 @@ def test_json_lists_chain_root_first_and_merged_spec(demo):
     assert data["conditions"] == [{"type": "RuntimeDrifted", "status": "False"}]
 
 
+PROFILE = "ClusterServingRuntime sglang-profile"  # origins name the kind (and the namespace) of the runtime
+CHILD_ORIGIN = f"ServingRuntime {NS}/sglang-llama-3-2-3b"
+
+
 def test_show_origin_attributes_image_to_profile_and_args_to_child(demo):
     done = effective(demo, ISVC, namespace=NS)
     assert done.verdict is Verdict.OK, done
     origins = effective_data(done, show_origin=True)["origins"]
-    assert origins["engineConfig.runner.image"] == "sglang-profile"
-    assert origins["engineConfig.runner.command"] == "sglang-profile"
-    assert origins["engineConfig.runner.args"] == "sglang-llama-3-2-3b"
-    assert origins["engineConfig.runner.resources.limits.memory"] == "sglang-llama-3-2-3b"
-    assert origins["engineConfig.volumes[name=dshm].emptyDir.medium"] == "sglang-profile"
-    assert origins["disabled"] == "sglang-llama-3-2-3b"
-    assert origins["engineConfig.minReplicas"] == f"InferenceService/{ISVC}"
+    assert origins["engineConfig.runner.image"] == PROFILE
+    assert origins["engineConfig.runner.command"] == PROFILE
+    assert origins["engineConfig.runner.args"] == CHILD_ORIGIN
+    assert origins["engineConfig.runner.resources.limits.memory"] == CHILD_ORIGIN
+    assert origins["engineConfig.volumes[name=dshm].emptyDir.medium"] == PROFILE
+    assert origins["disabled"] == CHILD_ORIGIN
+    assert origins["engineConfig.minReplicas"] == f"InferenceService {NS}/{ISVC}"
 
 
 def test_show_origin_text_and_isvc_override(demo):
@@ -60,8 +64,8 @@ def test_show_origin_text_and_isvc_override(demo):
     assert done.verdict is Verdict.OK, done
     stdout = effective_text(done, show_origin=True)
     rows = {line.split()[0]: line for line in stdout.splitlines() if line.startswith("engineConfig.")}
-    assert rows["engineConfig.runner.image"].endswith("sglang-profile")
-    assert rows["engineConfig.runner.args"].endswith(f"InferenceService/{ISVC}")
+    assert rows["engineConfig.runner.image"].endswith(PROFILE)
+    assert rows["engineConfig.runner.args"].endswith(f"InferenceService {NS}/{ISVC}")
     assert '["--tp-size=2"]' in rows["engineConfig.runner.args"]
     assert "Chain:" in stdout and "sglang-profile -> sglang-llama-3-2-3b" in stdout
 

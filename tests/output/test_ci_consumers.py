@@ -21,7 +21,7 @@ import pytest
 import xmlschema
 from github_sarif import problems
 
-from omerender.diagnostics import Diagnostic
+from omerender.diagnostics import Diagnostic, Suppression
 from omerender.output.ci_reports import Subject, render_gitlab
 
 HERE = Path(__file__).resolve().parent
@@ -164,6 +164,18 @@ def test_a_finding_without_a_line_still_has_a_region(run_cli, repo: Path) -> Non
     assert done.exit_code == 1 and log["runs"][0]["results"], done
     assert problems(log) == []
     assert log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 1}
+
+
+def test_a_suppressed_result_passes_the_schema_and_githubs_ingestion_rules() -> None:
+    from omerender.output.reporters import render_report
+
+    why = Suppression("settings", "the exemption at .omerender.yaml:2", "offloaded", "error")
+    silenced = Diagnostic("a.yaml", 3, 1, "info", "silenced by the exemption: x", "gpu-memory-fit", "$.a", why)
+    log = json.loads(render_report("sarif", [silenced], tool_version="0.1.0"))
+    _sarif_schema().validate(log)
+    assert problems(log) == []
+    [result] = log["runs"][0]["results"]
+    assert result["suppressions"] == [{"kind": "external", "status": "accepted", "justification": "offloaded"}]
 
 
 def test_github_annotations_name_files_from_the_repository_root(run_cli, repo: Path) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import omerender
-from omerender.diagnostics import Diagnostic
+from omerender.diagnostics import Diagnostic, Suppression
 from omerender.output.reporters import escape_data, escape_property, render_report, sarif_uri
 from omerender.settings import REPORT_FORMATS
 
@@ -381,6 +381,39 @@ def test_sarif_uri(path: str, uri: str) -> None:
     assert sarif_uri(path) == uri
 
 
+BY_ANNOTATION = Suppression("annotation", "annotation A on InferenceService llama", "why", "error")
+BY_EXEMPTION = Suppression("settings", "the exemption at .omerender.yaml:2", "", "warning")
+SILENCED = Diagnostic("apps/rt.yaml", 15, 17, "info", "silenced: tp", "tp-heads", "$.x", BY_ANNOTATION)
+EXEMPTED = Diagnostic("apps/rt.yaml", 15, 17, "info", "silenced: mem", "gpu-memory-fit", "$.x", BY_EXEMPTION)
+
+
+def test_json_says_what_silenced_a_finding(report_validator: jsonschema.protocols.Validator) -> None:
+    doc = json.loads(render("json", [PARENT, SILENCED, EXEMPTED]))
+    report_validator.validate(doc)
+    assert [d.get("suppressed") for d in doc["diagnostics"]] == [
+        None,
+        {"kind": "annotation", "by": "annotation A on InferenceService llama", "reason": "why", "severity": "error"},
+        {"kind": "settings", "by": "the exemption at .omerender.yaml:2", "reason": "", "severity": "warning"},
+    ]
+    assert [d["severity"] for d in doc["diagnostics"]] == ["error", "info", "info"]
+    assert doc["summary"] == {"errors": 1, "warnings": 0, "infos": 2}
+    doc["diagnostics"][1]["suppressed"]["kind"] = "comment"
+    assert not report_validator.is_valid(doc)  # the schema can fail on it
+
+
+def test_sarif_suppressed_results_keep_their_level(sarif_validator: jsonschema.protocols.Validator) -> None:
+    doc = json.loads(render("sarif", [PARENT, SILENCED, EXEMPTED]))
+    sarif_validator.validate(doc)
+    results = doc["runs"][0]["results"]
+    assert [(r["level"], r.get("suppressions")) for r in results] == [
+        ("error", None),
+        ("error", [{"kind": "inSource", "status": "accepted", "justification": "why"}]),
+        ("warning", [{"kind": "external", "status": "accepted"}]),
+    ]
+    results[1]["suppressions"][0]["kind"] = "annotation"
+    assert not sarif_validator.is_valid(doc)  # the schema can fail on it
+
+
 def test_sarif_schema_rejects_a_broken_log(sarif_validator: jsonschema.protocols.Validator) -> None:
     doc = json.loads(render("sarif", DIAGS))
     doc["runs"][0]["results"][0]["level"] = "info"
@@ -399,6 +432,14 @@ diagnostics_strategy = st.lists(
         message=st.text(min_size=1),
         code=st.text(),
         json_path=st.just("") | st.text().map(lambda s: "$" + s),
+        suppression=st.none()
+        | st.builds(
+            Suppression,
+            kind=st.sampled_from(["annotation", "settings"]),
+            by=st.text(min_size=1),
+            reason=st.text(),
+            severity=st.sampled_from(["error", "warning", "info"]),
+        ),
     ),
     max_size=5,
 )

@@ -218,3 +218,131 @@ def test_a_namespaced_parent_found_from_the_start_of_the_chain_keeps_its_error(r
     assert result.exit_code == 1
     assert "platform/ns-base.yaml:7:26: error: [ParentNotFound]" in result.stderr, result
     assert UNUSED not in result.stderr
+
+
+BROKEN_MODELS = """apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: broken-model
+spec:
+  modelFormat: 3
+---
+apiVersion: ome.io/v1beta1
+kind: BaseModel
+metadata:
+  name: broken-ns-model
+  namespace: llama-demo
+spec:
+  storage: nope
+"""
+UNUSED_MODEL = "no InferenceService under the PATHs uses it, so OME would refuse only this model"
+
+
+@pytest.mark.parametrize("command", ["tree", "graph"])
+def test_tree_and_graph_draw_an_unused_broken_runtime_and_pass(run_cli, tree: Path, command: str) -> None:
+    (tree / "platform" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    result = run_cli(command, "apps", "--search-path", "platform")
+    assert result.exit_code == 0, result
+    assert "orphan" in result.stdout and "ParentNotFound" in result.stdout  # still drawn and marked
+    warnings = _lines(result.stderr, "warning")
+    assert [w.split(": warning: ")[0] for w in warnings] == ["platform/broken.yaml:6:26", "platform/broken.yaml:14:26"]
+    assert all(UNUSED in w for w in warnings) and _lines(result.stderr, "error") == []
+    built = run_cli("build", "apps", "--search-path", "platform")
+    assert _lines(built.stderr, "warning") == warnings  # the same wording as build
+    assert run_cli(command, "platform", "apps").exit_code == 1  # the folder that holds it fails
+
+
+@pytest.mark.parametrize("view", [["--used-only"], ["--runtime", "orphan"], ["--collapse-isvcs"], ["--isvc", "x"]])
+def test_tree_views_pass_with_an_unused_broken_runtime(run_cli, tree: Path, view: list[str]) -> None:
+    (tree / "platform" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    if view == ["--isvc", "x"]:
+        view = ["--isvc", "llama-demo/llama-3-2-3b-instruct"]
+    result = run_cli("tree", "apps", "--search-path", "platform", *view)
+    assert result.exit_code == 0, result
+    assert ("orphan" in result.stdout) == (view == ["--runtime", "orphan"] or view == ["--collapse-isvcs"])
+
+
+@pytest.mark.parametrize("command", ["tree", "graph"])
+@pytest.mark.parametrize("how", ["isvc", "runtime"])
+def test_tree_fails_when_a_path_uses_the_broken_runtime(run_cli, tree: Path, command: str, how: str) -> None:
+    (tree / "platform" / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    if how == "isvc":  # the PATH's InferenceService names it
+        path, old, new = tree / "apps" / "isvc.yaml", "name: sglang-llama-3-2-3b", "name: orphan"
+    else:  # the PATH's runtime inherits from it
+        path, old, new = tree / "apps" / "runtime.yaml", "inherit-from: sglang-profile", "inherit-from: orphan"
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    result = run_cli(command, "apps", "--search-path", "platform")
+    assert result.exit_code == 1, result
+    assert "platform/broken.yaml:6:26: error: [ParentNotFound]" in result.stderr
+    assert "ClusterServingRuntime orphan is read only" not in result.stderr
+
+
+def test_a_search_path_isvc_naming_a_missing_runtime_does_not_fail_the_tree(run_cli, tree: Path) -> None:
+    # the forest's own verdict (a broken link), not only the diagnostics: a search-path InferenceService naming
+    # a runtime nobody defines is drawn under "(not found)" and does not fail the PATHs' tree
+    (tree / "platform" / "sample.yaml").write_text(SEARCHED_ISVC.replace("orphan", "gone"), encoding="utf-8")
+    result = run_cli("tree", "apps", "--search-path", "platform")
+    assert result.exit_code == 0, result
+    assert "(not found) llama-demo/gone  [NotFound]" in result.stdout
+    assert run_cli("tree", "apps", "platform").exit_code == 1
+
+
+@pytest.mark.parametrize("command", ["build", "tree", "status"])
+def test_an_unused_broken_model_is_a_warning(run_cli, tree: Path, command: str) -> None:
+    (tree / "platform" / "models.yaml").write_text(BROKEN_MODELS, encoding="utf-8")
+    result = run_cli(command, "apps", "--search-path", "platform")
+    assert result.exit_code == 0, result
+    warnings = _lines(result.stderr, "warning")
+    assert [w.split(": warning: ")[0] for w in warnings] == [
+        "platform/models.yaml:6:3",
+        "platform/models.yaml:6:16",
+        "platform/models.yaml:14:12",
+    ]
+    assert "ClusterBaseModel broken-model is read only from a search path" in warnings[0]
+    assert "BaseModel broken-ns-model is read only from a search path" in warnings[2]
+    assert all(UNUSED_MODEL in w for w in warnings) and _lines(result.stderr, "error") == []
+    assert run_cli(command, "platform", "apps").exit_code == 1
+
+
+@pytest.mark.parametrize("name", ["broken-model", "broken-ns-model"])
+def test_a_model_a_path_names_keeps_its_error(run_cli, tree: Path, name: str) -> None:
+    (tree / "platform" / "models.yaml").write_text(BROKEN_MODELS, encoding="utf-8")
+    isvc = tree / "apps" / "isvc.yaml"
+    isvc.write_text(isvc.read_text(encoding="utf-8").replace("name: llama-3-2-3b-instruct\n", f"name: {name}\n"))
+    result = run_cli("build", "apps", "--search-path", "platform")
+    assert result.exit_code == 1
+    line = "platform/models.yaml:6:16" if name == "broken-model" else "platform/models.yaml:14:12"
+    assert f"{line}: error: [schema]" in result.stderr, result
+    assert f"{name} is read only" not in result.stderr
+
+
+def test_a_fine_tuned_weights_base_model_is_used(run_cli, tree: Path) -> None:
+    (tree / "platform" / "models.yaml").write_text(BROKEN_MODELS, encoding="utf-8")
+    (tree / "apps" / "weight.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: FineTunedWeight\nmetadata: {name: lora-a}\n"
+        "spec:\n  baseModelRef: {name: broken-model}\n  configuration: {merged_weights: false}\n",
+        encoding="utf-8",
+    )
+    isvc = tree / "apps" / "isvc.yaml"
+    text = isvc.read_text(encoding="utf-8")
+    model = "  model:\n    name: llama-3-2-3b-instruct\n"
+    isvc.write_text(text.replace(model, "  model:\n    name: lora-a\n    kind: FineTunedWeight\n"), encoding="utf-8")
+    result = run_cli("build", "apps", "--search-path", "platform")
+    assert result.exit_code == 1
+    assert "platform/models.yaml:6:16: error: [schema]" in result.stderr, result
+    assert "broken-ns-model is read only" in result.stderr  # the other model stays a warning
+
+
+def test_effective_answers_beside_unused_broken_objects(run_cli, tree: Path) -> None:
+    (tree / "platform" / "broken.yaml").write_text(BROKEN + "---\n" + BROKEN_MODELS, encoding="utf-8")
+    args = ("effective", "-n", "llama-demo", "llama-3-2-3b-instruct", "apps", "--search-path", "platform")
+    result = run_cli(*args)
+    assert result.exit_code == 0, result
+    assert "Runtime:           ServingRuntime llama-demo/sglang-llama-3-2-3b (named)" in result.stdout
+    assert _lines(result.stderr, "error") == []
+    runtime = tree / "apps" / "runtime.yaml"
+    text = runtime.read_text(encoding="utf-8")
+    runtime.write_text(text.replace("inherit-from: sglang-profile", "inherit-from: orphan"), encoding="utf-8")
+    used = run_cli(*args)
+    assert used.exit_code == 1
+    assert "platform/broken.yaml:6:26: error: [ParentNotFound]" in used.stderr

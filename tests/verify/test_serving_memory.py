@@ -35,3 +35,25 @@ def test_unknown_parallelism_skips_the_check() -> None:
     assert memory._shards(Launch(Engine.SGLANG, {"tp": None})) is None
     assert memory._shards(Launch(Engine.SGLANG, {"tp": "0"})) is None
     assert memory._shards(Launch(Engine.VLLM, {"tp": "2", "dp": None, "expert_parallel": True})) is None
+
+
+def _read(engine: Engine, *args: str) -> Launch:
+    from omerender.verify.serving.launch import Token
+
+    launch = Launch(engine)
+    for at, arg in enumerate(args):
+        name, _, value = arg.partition("=")
+        key = {"--mem-frac": "mem_fraction", "--gpu_memory_utilization": "mem_fraction", "--tp": "tp", "-tp": "tp"}
+        launch.values[key[name]] = value
+        launch.tokens[key[name]] = Token(arg, "args", at, arg)
+    return launch
+
+
+def test_options_are_named_as_the_runtime_wrote_them() -> None:
+    sglang = _read(Engine.SGLANG, "--mem-frac=0.8", "--tp=2")
+    assert sglang.spelling("mem_fraction", "--mem-fraction-static") == "--mem-frac"
+    assert memory._shards(sglang) == (2, "--tp 2")
+    vllm = _read(Engine.VLLM, "--gpu_memory_utilization=0.8", "-tp=4")
+    assert vllm.spelling("mem_fraction", "--gpu-memory-utilization") == "--gpu_memory_utilization"
+    assert memory._shards(vllm) == (4, "-tp 4")
+    assert Launch(Engine.SGLANG).spelling("mem_fraction", "--mem-fraction-static") == "--mem-fraction-static"

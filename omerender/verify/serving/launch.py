@@ -92,6 +92,15 @@ class Launch:
     def given(self, name: str) -> bool:
         return name in self.values
 
+    def spelling(self, name: str, default: str) -> str:
+        """Option ``name`` as the container wrote it (``--mem-frac`` for ``--mem-fraction-static``, an accepted
+        prefix; ``--gpu_memory_utilization`` as vLLM reads it): its token before any ``=``; ``default`` when it is
+        not given."""
+        token = self.tokens.get(name) if name in self.values else None
+        if token is None or not token.text:
+            return default
+        return token.text.partition("=")[0]
+
 
 def expand(text: str, env: Env) -> str | None:
     """``text`` after the kubelet's ``$(VAR)`` expansion; None when it names an unknown or undefined variable

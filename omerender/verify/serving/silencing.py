@@ -1,10 +1,11 @@
 """What the run's policy does to a serving finding: silence it, change its severity, or leave it.
 
-In order: a finding of an unsilenceable code (``codes.UNSILENCEABLE``) stays as it is. An
+In order: a finding of an unsilenceable code (``codes.UNSILENCEABLE``) stays as it is. ``serving-check-severity``
+sets its severity, and ``serving-checks: warn`` makes an error a warning. Then an
 ``ignore-check.omerender.io/<code>: "<reason>"`` annotation on the InferenceService or on any runtime of its chain,
-or an exemption in ``.omerender.yaml`` naming one of them, turns it into a note (info, shown at ``-v`` and in every
-report format then) that says what silenced it. Else ``serving-check-severity`` sets its severity, and
-``serving-checks: warn`` makes an error a warning.
+or an exemption in ``.omerender.yaml`` naming one of them, turns it into a note that says what silenced it and
+carries a ``Suppression`` (with the severity it would have had): the text report shows it at ``-v``, the JSON and
+SARIF reports always list it, JUnit and GitLab's Code Quality report never do.
 
 OME copies the InferenceService's annotations into its workloads' pod templates (``components/engine.go:213-232``,
 ``reconcilers/deployment/deployment_reconciler.go``), so one added there changes the pod template and rolls the GPU
@@ -16,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from omerender import codes
-from omerender.diagnostics import INFO, WARNING, Diagnostic
+from omerender.diagnostics import BY_ANNOTATION, BY_SETTINGS, INFO, WARNING, Diagnostic, Severity, Suppression
 from omerender.load.obj import Obj
 from omerender.load.serving_rules import ServingPolicy
 from omerender.names import clip
@@ -67,15 +68,19 @@ def _who(obj: Obj) -> str:
     return f"InferenceService {obj.name}" if obj.kind == INFERENCE_SERVICE else f"{obj.kind} {obj.name}"
 
 
-def silenced_by(finding: Finding, sources: tuple[Obj, ...], policy: ServingPolicy) -> str | None:
-    """What silences ``finding`` for the InferenceService and chain ``sources``, or None."""
+def silenced_by(
+    finding: Finding, sources: tuple[Obj, ...], policy: ServingPolicy, severity: Severity | None = None
+) -> Suppression | None:
+    """What silences ``finding`` for the InferenceService and chain ``sources``, or None; ``severity``: what the
+    finding would be reported as otherwise (its own severity by default)."""
     if finding.code in codes.UNSILENCEABLE:
         return None
+    was = severity or finding.severity
     key = PREFIX + finding.code
     for obj in sources:
         if key in obj.annotations:
-            reason = str(obj.annotations.get(key) or "").strip()
-            return f"annotation {key} on {_who(obj)}" + (f" ({clip(reason)})" if reason else "")
+            reason = clip(str(obj.annotations.get(key) or "").strip())
+            return Suppression(BY_ANNOTATION, f"annotation {key} on {_who(obj)}", reason, was)
     for exemption in policy.exemptions:
         if finding.code not in exemption.codes:
             continue
@@ -85,18 +90,21 @@ def silenced_by(finding: Finding, sources: tuple[Obj, ...], policy: ServingPolic
                 and obj.name == exemption.name
                 and (exemption.namespace is None or obj.namespace == exemption.namespace)
             ):
-                return f"the exemption at {exemption.where} ({clip(exemption.reason)})"
+                return Suppression(BY_SETTINGS, f"the exemption at {exemption.where}", clip(exemption.reason), was)
     return None
 
 
 def apply(finding: Finding, diagnostic: Diagnostic, sources: tuple[Obj, ...], policy: ServingPolicy) -> Diagnostic:
-    """``diagnostic`` (``finding`` located) as the policy reports it."""
+    """``diagnostic`` (``finding`` located) as the policy reports it: a silenced one is a note that carries its
+    ``Suppression`` (what the JSON and SARIF reports list it with, at the severity it would have had)."""
     if finding.code in codes.UNSILENCEABLE:
         return diagnostic
-    why = silenced_by(finding, sources, policy)
-    if why is not None:
-        return dataclasses.replace(diagnostic, severity=INFO, message=f"silenced by {why}: {diagnostic.message}")
     severity = policy.severity.get(finding.code, diagnostic.severity)
     if policy.mode == "warn" and severity == "error":
         severity = WARNING
+    why = silenced_by(finding, sources, policy, severity)
+    if why is not None:
+        said = why.by + (f" ({why.reason})" if why.reason else "")
+        message = f"silenced by {said}: {diagnostic.message}"
+        return dataclasses.replace(diagnostic, severity=INFO, message=message, suppression=why)
     return diagnostic if severity == diagnostic.severity else dataclasses.replace(diagnostic, severity=severity)

@@ -12,7 +12,8 @@ The GPUs a pod may land on (``gpus.landing``): its AcceleratorClass's ``memoryGB
 known product or instance type, else the ``gpu-memory`` setting. When the pod names GPUs and none holds its share,
 or the setting's does not: an error. When it names none: an error when no GPU of the table holds it, a warning when
 an 80 GiB one does not. Skipped when the model's size, the parallelism or the fraction is not known, or when the pod
-names a GPU the table does not know.
+names a GPU the table does not know. The message names each option as the runtime wrote it (``--mem-frac``,
+``--tp``), the long name when it is not given.
 """
 
 from __future__ import annotations
@@ -62,13 +63,14 @@ def _shards(launch: Launch) -> tuple[int, str] | None:
     tp, pp = launch.number("tp"), launch.number("pp")
     if tp is None or pp is None or tp < 1 or pp < 1:
         return None
-    tp_name, pp_name = SHOWN[launch.engine]
+    tp_name, pp_name = (launch.spelling(n, shown) for n, shown in zip(("tp", "pp"), SHOWN[launch.engine], strict=True))
     how = f"{tp_name} {tp}" + (f" x {pp_name} {pp}" if pp > 1 else "")
     if launch.engine is Engine.VLLM and launch.flag("expert_parallel"):
         dp = launch.number("dp")
         if dp is None or dp < 1:
             return None
-        return tp * pp * dp, how + (f" x --data-parallel-size {dp} (--enable-expert-parallel)" if dp > 1 else "")
+        dp_name = launch.spelling("dp", "--data-parallel-size")
+        return tp * pp * dp, how + (f" x {dp_name} {dp} (--enable-expert-parallel)" if dp > 1 else "")
     return tp * pp, how
 
 
@@ -128,7 +130,7 @@ def _check(view: ServingView, pod: Pod, launch: Launch, facts: ModelFacts) -> It
         )
     else:
         return
-    option = FRACTION_OPTION[launch.engine]
+    option = launch.spelling("mem_fraction", FRACTION_OPTION[launch.engine])  # as the runtime wrote it
     given = launch.given("mem_fraction")
     how = f"{option} {float(fraction):g}" if given else f"{float(fraction):g} of its memory: {option} is not given"
     message = (
