@@ -175,7 +175,7 @@ def test_a_bad_exemption_is_a_located_settings_error(repo: Path) -> None:
     )
     proc = omerender("build", "apps", cwd=repo)
     assert proc.code == 2 and proc.out == "", proc  # a settings error, as a bad value of any other key is
-    for other in (_generate(repo / "apps" / "llama", []), _krm(repo, {"paths": ["apps"]})):
+    for other in (argocd_generate(repo / "apps" / "llama", []), krm_with(repo, {"paths": ["apps"]})):
         assert other.code == 2 and other.out == "" and "serving-check-severity shm-missing" in other.err, other
     lines = [line for line in proc.err.splitlines() if "[settings]" in line]
     assert lines == [
