@@ -212,6 +212,7 @@ def checked_inputs(result: Built, loaded: LoadResult, paths: list[str], options:
     if options.search_paths:
         owned = only_searched(list(options.search_paths), list(options.paths))
         diagnostics = spared(diagnostics, loaded.objects, result.universe, lambda obj: not owned(obj))
+        result.lent = owned
     result.diagnostics = sorted_unique(diagnostics + empty)
     return result
 

@@ -19,6 +19,7 @@ from omerender.diagnostics import Diagnostic, has_errors
 from omerender.lifecycle.settle import Lifecycle
 from omerender.load.bounded import Budget
 from omerender.load.controller_config import ControllerConfig
+from omerender.load.obj import Obj
 from omerender.load.serving_rules import ServingPolicy
 from omerender.resolve.index import Universe
 from omerender.resolve.inherit import Chain
@@ -71,6 +72,7 @@ class Resolved:
     load_errors: list[Diagnostic] = field(default_factory=list)  # inputs that could not be read: a partial universe
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     serving: ServingPolicy = field(default_factory=ServingPolicy)  # how the serving checks run and report
+    lent: Callable[[Obj], bool] = field(default=lambda _obj: False, repr=False)  # read only from a search path
 
     memo: dict[tuple[str, int, int], tuple[object, object, object]] = field(default_factory=dict, repr=False)
 

@@ -686,6 +686,14 @@ def value_schema(spec: Spec) -> dict[str, Any]:
     return {**text, "pattern": spec.pattern or r"\S"}  # not blank: leave the key out for the default
 
 
+_BOTH_OME_FORMS = {  # inputs and flattened both emit the OME objects: output.emit.kinds_problem refuses the two
+    "anyOf": [
+        {"type": "array", "allOf": [{"contains": {"const": INPUTS}}, {"contains": {"const": FLATTENED}}]},
+        {"type": "string", "pattern": rf"^(?=[\s\S]*\b{INPUTS}\b)(?=[\s\S]*\b{FLATTENED}\b)"},
+    ]
+}
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON schema of ``.omerender.yaml`` (schemas/omerender-settings.schema.json), made from the registry."""
     properties = {
@@ -694,6 +702,7 @@ def json_schema() -> dict[str, Any]:
         for spec in for_route(Route.FILE)
     }  # fmt: skip
     properties.update(FILE_ONLY_KEYS)
+    properties["emit"] = {**properties["emit"], "not": _BOTH_OME_FORMS}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"{SCHEMA_ID_BASE}omerender-settings.schema.json",

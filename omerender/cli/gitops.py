@@ -111,6 +111,7 @@ def krm(config: str | None) -> None:
         KrmError,
         defaults,
         layer,
+        package_lock,
         package_settings,
         process,
         read_resource_list,
@@ -133,6 +134,9 @@ def krm(config: str | None) -> None:
     except (KrmError, SettingsError) as exc:
         raise click.UsageError(str(exc)) from None
     settings = _routed(Route.KRM, defaults(), [found], ["."], root, package=package)
+    lock = package_lock(resource_list, ".", root) if not settings.lock_file and not settings.paths else None
+    if lock is not None:  # the package's lock, as `build PACKAGE` reads it, not the one where kpt runs
+        settings = dataclasses.replace(settings, lock_file=lock)
     confine(settings, root, ".")
     if settings.origin("kube-version") is not Origin.DEFAULT:
         kube = resolve_kube_version(settings.kube_version, label="kubeVersion")

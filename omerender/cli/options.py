@@ -21,6 +21,7 @@ from omerender.cli.params import folder_callback, namespace_callback
 from omerender.cli.present import refuse_reports_in_input
 from omerender.cli.report import report
 from omerender.cli.verdict import concluded
+from omerender.diagnostics import sorted_unique
 from omerender.errors import EXIT_USAGE
 from omerender.settings import (
     Kind,
@@ -126,14 +127,19 @@ def fold(ctx: click.Context, specs: tuple[Spec, ...], kwargs: dict[str, Any], pa
 
 def file_layer(config: str | None, paths: list[str], top: str | None = None) -> tuple[Layer, str | None]:
     """The settings file's values (``config``, else ``.omerender.yaml`` found from the first path, up to
-    ``top`` at most, which is then the repository its paths stay in) and its path; its problems are reported
-    (located) and end the run with exit 2, as every settings error does."""
+    ``top`` at most, which is then the repository its paths stay in) and its path; its problems (the serving-check
+    exemptions and severities too) are reported (located) and end the run with exit 2, as every settings error
+    does."""
     from omerender.load import settings_file  # YAML: only when a command runs
 
     path = config or settings_file.find(paths, top)
     if path is None:
         return Layer(Origin.FILE, {}), None
     layer, problems = settings_file.read(path, top)
+    if not problems:  # its serving-check rules too: a bad one is a settings error like any other key's
+        from omerender.load import serving_rules
+
+        problems = sorted_unique(serving_rules.read(path, "on")[1])
     if problems:
         report(problems, (), None, None, 0)
         sys.exit(EXIT_USAGE)

@@ -189,7 +189,8 @@ def _files(result: BuildResult, keys: set[str]) -> set[str]:
 
 
 def _said(request: DiffRequest, old: _Side, new: _Side, built: tuple[_Built, _Built], scratch: str) -> list[Note]:
-    """At ``-v``: the settings file, search paths and locks each side used."""
+    """At ``-v``: the settings file, search paths and locks each side used (a lock looked for and not there
+    says so: its pinned InferenceServices render live)."""
     label = f"{request.git_ref}:" if request.git_ref else ""
 
     def shown(path: str) -> str:
@@ -200,6 +201,6 @@ def _said(request: DiffRequest, old: _Side, new: _Side, built: tuple[_Built, _Bu
     for name, side, done in ((names[0], old, built[0]), (names[1], new, built[1])):
         config = shown(side.settings.config) if side.settings.config else "none"
         search = ", ".join(shown(p) for p in side.settings.search_path) or "none"
-        locks = ", ".join(shown(p) for p in done.locks)
+        locks = ", ".join(shown(p) + ("" if os.path.isfile(p) else " (no such file)") for p in done.locks)
         notes.append(Note(f"diff: {name} side: settings file {config}; search paths {search}; locks {locks}"))
     return notes

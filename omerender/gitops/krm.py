@@ -17,6 +17,7 @@ package's ``.omerender.yaml`` is read too, under the functionConfig.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,12 +30,14 @@ from omerender.commands.engine import Given
 from omerender.commands.request import Inputs, build_options
 from omerender.diagnostics import INFO, Diagnostic, has_errors
 from omerender.errors import UsageError
+from omerender.lifecycle.lock import FILENAME as LOCK_FILENAME
 from omerender.load import settings_file
 from omerender.load.bounded import Budget, ReadProblem, parse_bounded, read_text
 from omerender.load.memory import objects_from_documents
 from omerender.load.reader import yaml_diagnostic
 from omerender.names import clip
 from omerender.output.emit import EmitOptions, kinds_problem, output_path
+from omerender.paths import resolves_within
 from omerender.result import Manifest
 from omerender.settings import (
     INPUTS,
@@ -53,6 +56,7 @@ from omerender.settings import (
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1alpha1")
 PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"
 LEGACY_PATH, LEGACY_INDEX = "config.kubernetes.io/path", "config.kubernetes.io/index"
+PACKAGE_PATH = "internal.config.kubernetes.io/package-path"  # kpt fn render's: the package's folder on disk
 _TOOL_ANNOTATIONS = (
     "internal.config.kubernetes.io/",
     LEGACY_PATH,
@@ -227,6 +231,25 @@ def package_settings(resource_list: ResourceList, base: str, root: str) -> Layer
     if problems:
         raise KrmError(f"{where}: {SETTINGS_KIND}: {'; '.join(problems)}")
     return layer
+
+
+def package_lock(resource_list: ResourceList, base: str, root: str) -> str | None:
+    """The lock a build of the package reads: ``omerender.lock`` in the deepest folder holding every item's
+    package (``kpt fn render`` names it on each item; ``kpt fn eval`` does not), relative to ``base`` (where the
+    function runs). None when no item names one, or when that folder is not inside ``root``."""
+    folders = sorted(
+        {
+            os.path.normpath(os.path.join(os.path.abspath(base), str(named)))
+            for item in resource_list.items
+            if isinstance(item, dict) and (named := _annotations(item).get(PACKAGE_PATH))
+        }
+    )
+    if not folders:
+        return None
+    common = os.path.commonpath(folders)
+    if not resolves_within(common, root):
+        return None
+    return os.path.relpath(os.path.join(common, LOCK_FILENAME), os.path.abspath(base))
 
 
 def parse_config(function_config: object) -> Settings:

@@ -292,9 +292,13 @@ class Lifecycle:
                 return None
         elif record.sync == SyncMode.SNAPSHOT and key not in self.roll_forward:
             if locked is None:
+                missing = (  # no file at all: say so, so that a lock kept elsewhere is not taken for this one
+                    f"{self.lock_path} holds no snapshot"
+                    if self.lock is not None or self.lock_text is not None or self.problems
+                    else f"there is no lock file {self.lock_path} to hold a snapshot"
+                )
                 message = (
-                    f"autoSync: false, but {self.lock_path} holds no snapshot of runtime {runtime.name} for this "
-                    "InferenceService; "
+                    f"autoSync: false, but {missing} of runtime {runtime.name} for this InferenceService; "
                     f"rendering the live merged spec (revision {record.live_revision}); run `omerender lock` to pin it"
                 )
                 out.append(isvc.diag(WARNING, message, "spec", "runtime", code=codes.RUNTIME_NOT_LOCKED))

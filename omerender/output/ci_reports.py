@@ -1,7 +1,8 @@
 """Reports CI systems read natively: a JUnit XML test report and GitLab's Code Quality JSON.
 
-* ``junit``: one test case per InferenceService and per runtime of the build (``Subject``), failed when an
-  error is located in its document; diagnostics located nowhere in a subject get one case per file.
+* ``junit``: one test case per InferenceService and per runtime of the build's PATHS (``Subject``), failed when
+  an error is located in its document; a runtime read only from a search path, which ``status`` does not list
+  either, has a case only when a finding is in it; diagnostics located nowhere in a subject get one case per file.
   Warnings and notes are the case's ``system-out``. The layout is the one Ant's JUnit task wrote and
   Jenkins, GitLab and GitHub test reporters read (``testsuites/testsuite/testcase/failure``), within the
   schema Jenkins' xunit plugin validates against (junit-10.xsd: no ``file`` on a test case, no ``skipped``
@@ -46,6 +47,7 @@ class Subject:
     name: str  # namespace/name, or name for a cluster-scoped runtime
     path: str
     line: int  # where its document starts
+    listed: bool = True  # False: read only from a search path, a JUnit case only when a finding is in it
 
 
 def _xml_text(text: str) -> str:
@@ -65,14 +67,14 @@ def render_junit(diagnostics: Sequence[Diagnostic], subjects: Sequence[Subject],
     starts: dict[str, list[Subject]] = {}
     for subject in sorted(subjects, key=lambda s: (s.path, s.line)):
         starts.setdefault(subject.path, []).append(subject)
-    cases: dict[tuple[str, str], list[Diagnostic]] = {(s.kind, s.name): [] for s in subjects}
+    cases: dict[tuple[str, str], list[Diagnostic]] = {(s.kind, s.name): [] for s in subjects if s.listed}
     files: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
         owner = _owner(d, starts)
         if owner is None:
             files.setdefault(d.path, []).append(d)
         else:
-            cases[(owner.kind, owner.name)].append(d)
+            cases.setdefault((owner.kind, owner.name), []).append(d)
     rows = [(kind, name, found) for (kind, name), found in sorted(cases.items())]
     rows += [("file", path, found) for path, found in sorted(files.items())]
     failures = sum(1 for *_, found in rows if any(d.severity == ERROR for d in found))
@@ -138,11 +140,12 @@ def render_gitlab(
 
 
 def subjects_of(result: Resolved) -> list[Subject]:
-    """Every runtime and InferenceService a build read, where its document starts."""
+    """Every runtime and InferenceService a build read, where its document starts; what only a search path holds
+    is not ``listed``."""
     objects = [*result.universe.all_runtimes(), *result.universe.isvcs.values()]
     out = []
     for obj in objects:
         name = f"{obj.namespace}/{obj.name}" if obj.namespace and obj.kind != CLUSTER_SERVING_RUNTIME else obj.name
         line = obj.at()[0] if obj.source is not None else 1
-        out.append(Subject(obj.kind, name, obj.path, line))
+        out.append(Subject(obj.kind, name, obj.path, line, listed=not result.lent(obj)))
     return out

@@ -174,7 +174,9 @@ def test_a_bad_exemption_is_a_located_settings_error(repo: Path) -> None:
         "serving-check-severity: {shm-missing: fatal}\n"
     )
     proc = omerender("build", "apps", cwd=repo)
-    assert proc.code == 1 and proc.out == "", proc
+    assert proc.code == 2 and proc.out == "", proc  # a settings error, as a bad value of any other key is
+    for other in (argocd_generate(repo / "apps" / "llama", []), krm_with(repo, {"paths": ["apps"]})):
+        assert other.code == 2 and other.out == "" and "serving-check-severity shm-missing" in other.err, other
     lines = [line for line in proc.err.splitlines() if "[settings]" in line]
     assert lines == [
         ".omerender.yaml:4:13: error: [settings] serving-check-exemptions entry codes: volume-mount-undefined is the "

@@ -91,9 +91,9 @@ def test_verbose_says_what_each_side_read(repo: Path, run_cli) -> None:
     said = [line for line in done.stderr.splitlines() if line.startswith("omerender: diff: ")]
     assert said == [
         "omerender: diff: main (old) side: settings file main:.omerender.yaml; search paths main:platform; "
-        "locks main:apps/omerender.lock, main:apps/team-a/omerender.lock",
+        "locks main:apps/omerender.lock (no such file), main:apps/team-a/omerender.lock",
         "omerender: diff: working tree (new) side: settings file .omerender.yaml; search paths platform; "
-        "locks apps/omerender.lock, apps/team-a/omerender.lock",
+        "locks apps/omerender.lock (no such file), apps/team-a/omerender.lock",
     ]
 
 

@@ -100,3 +100,30 @@ def test_diff_writes_junit_for_both_sides(run_cli, tmp_path):
     xml = (tmp_path / "j.xml").read_text()
     xmlschema.XMLSchema(str(HERE / "junit.xsd")).validate(xml)
     assert 'tests="3" failures="0"' in xml
+
+
+def test_junit_lists_a_search_path_runtime_only_when_a_finding_is_in_it(run_cli, tmp_path, monkeypatch):
+    demo = ROOT / "fixtures" / "llama-demo"
+    (tmp_path / "app").mkdir()
+    (tmp_path / "platform").mkdir()
+    for name, folder in (("runtime.yaml", "app"), ("isvc.yaml", "app"), ("profile.yaml", "platform")):
+        shutil.copy(demo / name, tmp_path / folder / name)
+    shutil.copy(demo / "model.yaml", tmp_path / "platform" / "model.yaml")
+    monkeypatch.chdir(tmp_path)
+
+    def cases() -> set[tuple[str, str]]:
+        done = run_cli("build", "app", "--search-path", "platform", "--validate=warn", "--report-format", "junit=j.xml")
+        assert done.exit_code == 0, done
+        xml = (tmp_path / "j.xml").read_text(encoding="utf-8")
+        xmlschema.XMLSchema(str(HERE / "junit.xsd")).validate(xml)
+        [suite] = xmlschema.XMLSchema(str(HERE / "junit.xsd")).to_dict(xml)["testsuite"]
+        return {(c["@classname"], c["@name"]) for c in suite["testcase"]}
+
+    own = {
+        ("ServingRuntime", "llama-demo/sglang-llama-3-2-3b"),
+        ("InferenceService", "llama-demo/llama-3-2-3b-instruct"),
+    }
+    assert cases() == own  # not the profile it only read
+    profile = tmp_path / "platform" / "profile.yaml"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("spec:\n", "spec:\n  colour: blue\n", 1))
+    assert cases() == own | {("ClusterServingRuntime", "sglang-profile")}  # a finding in it: its case says so

@@ -92,6 +92,20 @@ def test_the_schema_accepts_what_the_reader_accepts_and_refuses_unknown_keys() -
         jsonschema.validate({"search-pth": ["x"]}, json_schema())
 
 
+@pytest.mark.parametrize(
+    "emit",
+    [["inputs", "flattened"], "flattened, inputs", ["inputs", "passthrough"], "rendered,passthrough", ["flattened"]],
+)
+def test_the_schema_refuses_the_emit_combinations_the_cli_refuses(emit: list[str] | str) -> None:
+    import jsonschema
+
+    from omerender.output.emit import kinds_problem
+
+    kinds = tuple(emit) if isinstance(emit, list) else tuple(k.strip() for k in emit.split(","))
+    refused = list(jsonschema.Draft202012Validator(json_schema()).iter_errors({"emit": emit}))
+    assert bool(refused) == (kinds_problem(kinds) is not None), (emit, refused)
+
+
 def test_later_layers_win_and_each_value_says_where_it_came_from() -> None:
     got = resolve(
         [
