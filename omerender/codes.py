@@ -297,6 +297,9 @@ KUBE_SCHEMA = _code("kube-schema", ERROR, "a rendered object fails its Kubernete
 # Lifecycle.
 LOCK_INVALID = _code("lock-invalid", ERROR, "omerender.lock cannot be read or used")
 RUNTIME_NOT_LOCKED = _code("runtime-not-locked", WARNING, "an InferenceService with no entry in the lock")
+LOCK_NOT_READ = _code(
+    "lock-not-read", WARNING, "an omerender.lock beside InferenceServices of the build that the build does not read"
+)
 RUNTIME_ROLLOUT = _code("runtime-rollout", INFO, "an InferenceService that follows its live runtime rolls out")
 
 # Output.

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from omerender.lifecycle.lock import FILENAME, isvc_key
 from omerender.load.obj import Obj
 from omerender.paths import holder
-from omerender.result import BuildResult
+from omerender.result import Resolved
 
 
 def nearest_lock(path: str, roots: Sequence[str]) -> str | None:
@@ -40,9 +40,7 @@ def nearest_lock(path: str, roots: Sequence[str]) -> str | None:
     return None
 
 
-def by_lock(
-    result: BuildResult, roots: Sequence[str], own: str, searched: Callable[[Obj], bool]
-) -> dict[str, set[str]]:
+def by_lock(result: Resolved, roots: Sequence[str], own: str, searched: Callable[[Obj], bool]) -> dict[str, set[str]]:
     """The InferenceServices (namespace/name) of ``result`` under the ``roots`` (not ``searched``), by the lock
     each renders with, for those whose lock is not the side's ``own``."""
     out: dict[str, set[str]] = {}

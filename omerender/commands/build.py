@@ -7,14 +7,18 @@ reported what ``run`` found and nothing failed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from omerender import codes
+from omerender.changes.locks import by_lock
 from omerender.commands import engine
 from omerender.commands.engine import Given, Work
 from omerender.commands.outcome import Level, Note, Outcome, UsageProblem, Verdict
-from omerender.commands.request import Inputs, build_options, kube_check, output_in_input, parse_jobs
-from omerender.diagnostics import has_errors, sorted_unique
+from omerender.commands.request import Inputs, build_options, kube_check, lock_path, output_in_input, parse_jobs
+from omerender.constants import STDIN
+from omerender.diagnostics import WARNING, Diagnostic, has_errors, sorted_unique
 from omerender.fanout import Workers
 from omerender.lifecycle.lock import last_chains
 from omerender.load.obj import Obj
@@ -106,10 +110,31 @@ def run(request: BuildRequest) -> Outcome[Built]:
     )
     result = engine.render(work)
     result.diagnostics = cluster_selects(result.diagnostics, tuple(request.settings.emit))
+    result.diagnostics += unread_locks(result, request)
     selection = engine.emitted(result, request.emit, request.files)
     findings = sorted_unique(result.diagnostics + selection.diagnostics)  # the build's and the output's, once
     verdict = Verdict.FINDINGS if has_errors(findings) else Verdict.OK
     return Outcome(Built(result, selection), findings, verdict, builds=(result,))
+
+
+def unread_locks(result: Resolved, request: BuildRequest) -> list[Diagnostic]:
+    """A warning at each ``omerender.lock`` nearest above InferenceServices of this build that the build does not
+    read (one lock a run: ``build apps`` reads ``apps/omerender.lock``, not ``apps/team-a/omerender.lock``): their pins
+    do not hold here, though they do where the app is built alone (an Argo CD application of ``apps/team-a``)."""
+    if request.settings.lock_file:
+        return []
+    paths = [p for p in request.inputs.paths if p != STDIN]
+    own = lock_path(request.settings, paths)
+    read = own if os.path.isfile(own) else f"{own}, which does not exist"
+    out = []
+    for lock, keys in sorted(by_lock(result, paths, own, lambda isvc: not request.inputs.owned()(isvc)).items()):
+        message = (
+            f"this build does not read this lock, so it does not pin the {len(keys)} InferenceService(s) below it "
+            f"({', '.join(sorted(keys)[:3])}{', ...' if len(keys) > 3 else ''}): it reads {read} (one lock a run); "
+            f"build their folder alone, as an Argo CD application of it does, or pass --lock-file {lock}"
+        )
+        out.append(Diagnostic(lock, 1, 1, WARNING, message, codes.LOCK_NOT_READ))
+    return out
 
 
 def write_status(result: Resolved, path: str, listed: Callable[[Obj], bool]) -> None:
