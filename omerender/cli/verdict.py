@@ -36,6 +36,7 @@ class Tally:
     errors: int = 0
     warnings: int = 0
     runtimes: int | None = None
+    lent_runtimes: int = 0  # read only from a search path: they resolve chains, they are not the run's own
     isvcs: int | None = None
     objects: int | None = None
     machine_stderr: bool = False  # a machine-readable report went to stderr: no summary line after it
@@ -43,10 +44,12 @@ class Tally:
     started: float = field(default_factory=time.monotonic)
 
     def summary(self, seconds: float | None) -> str:
-        """``omerender: 207 runtimes, 148 InferenceServices, 412 objects, 3 errors, 5 warnings`` and, given
+        """``omerender: 207 runtimes (+12 from the search paths), 148 InferenceServices, 412 objects, 3 errors, 5
+        warnings`` and, given
         ``seconds``, `` in 1.2 s``."""
+        lent = f" (+{self.lent_runtimes:,} from the search paths)" if self.lent_runtimes else ""
         counts = [
-            _plural(self.runtimes, "runtime"),
+            _plural(self.runtimes, "runtime") + lent,
             _plural(self.isvcs, "InferenceService"),
             _plural(self.objects, "object"),
             _plural(self.errors, "error"),
@@ -83,7 +86,9 @@ def count_reported(diagnostics: Iterable[Diagnostic], machine_stderr: bool = Fal
 def count_read(result: Resolved) -> None:
     """The runtimes and InferenceServices a build read (the last build counted: diff's new side)."""
     found = tally()
-    found.runtimes = len(result.universe.all_runtimes())
+    runtimes = result.universe.all_runtimes()
+    found.lent_runtimes = sum(1 for r in runtimes if result.lent(r))
+    found.runtimes = len(runtimes) - found.lent_runtimes
     found.isvcs = len(result.universe.isvcs)
 
 

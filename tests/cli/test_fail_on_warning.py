@@ -146,6 +146,16 @@ def test_the_time_taken_is_shown_on_a_terminal_only() -> None:
     assert counted.summary(1.25).endswith(" 5 warnings in 1.2 s")
 
 
+def test_the_summary_counts_the_runs_own_runtimes_apart_from_the_search_paths(run_cli, app: Path) -> None:
+    # the app's own runtime, and the demo's profile lent by a search path (acceptance on issue 33's repository:
+    # 65 runtimes were counted where the PATHS held 6)
+    lent = app.parent / "platform"
+    lent.mkdir()
+    (app / "profile.yaml").rename(lent / "profile.yaml")
+    done = run_cli("build", ".", "--search-path", str(lent), "-o", "name", "-v")
+    assert done.stderr.splitlines()[-1].startswith("omerender: 1 runtime (+1 from the search paths), 1 ")
+
+
 def test_on_a_terminal_the_summary_says_how_long(app: Path) -> None:
     import os
     import pty
