@@ -270,8 +270,10 @@ def compare_views(old: SideView, new: SideView, hidden: set[str] | frozenset[str
     compared InferenceService holds it (on either side): what a search path changes that no PATH renders is not
     the PATHS' change."""
     revs_old, revs_new = old.runtimes, new.runtimes
-    # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do.
-    added_profiles = new.profiles - revs_old.keys()
+    # A profile that is only added changes nothing by itself: the runtimes that come to inherit from it do. One
+    # that takes the merged spec of a runtime that goes (a rename, a move) is shown, so the report says where it went.
+    gone = {revs_old[key] for key in revs_old.keys() - revs_new.keys()}
+    added_profiles = {key for key in new.profiles - revs_old.keys() if revs_new.get(key) not in gone}
     isvcs_old = set(old.isvcs) - hidden
     isvcs_new = set(new.isvcs) - hidden
     shown = old.owned | new.owned | _used(old, isvcs_old) | _used(new, isvcs_new)
