@@ -44,10 +44,15 @@ def by_lock(result: Resolved, roots: Sequence[str], own: str, searched: Callable
     """The InferenceServices (namespace/name) of ``result`` under the ``roots`` (not ``searched``), by the lock
     each renders with, for those whose lock is not the side's ``own``."""
     out: dict[str, set[str]] = {}
+    given = [r for r in roots if r != "-"]
+    by_folder: dict[str, str | None] = {}  # files of one folder have one nearest lock: one walk a folder
     for isvc in result.universe.isvcs.values():
         if searched(isvc) or isvc.path == "<stdin>":
             continue
-        found = nearest_lock(isvc.path, [r for r in roots if r != "-"])
+        folder = os.path.dirname(isvc.path)
+        if folder not in by_folder:
+            by_folder[folder] = nearest_lock(isvc.path, given)
+        found = by_folder[folder]
         if found is not None and os.path.realpath(found) != os.path.realpath(own):
             out.setdefault(found, set()).add(isvc_key(isvc))
     return out
