@@ -2,12 +2,13 @@
 
 A folder holding a kustomization is read as ``kustomize build`` reads it (``load.kustomize``): a file lying in it
 but not listed in ``resources`` is not part of the build. When the build then misses a model or runtime, the file
-that defines it is the answer the user needs (OME's vendored ``config/models`` lists 86 of its 209 models). This is
-looked for only then, and within bounds: at most ``MAX_ENTRIES`` folder entries walked and ``MAX_FILES`` files
-read, each under the run's file cap and all under what is left of its byte budget. Only regular files found by
-walking the input folders (hidden entries and symlinks skipped, as ``discover`` skips them or refuses them) are
-read; below a kustomization the build refuses or cannot read (one that leads out of the repository, say), nothing
-is looked at, since what it lists is not known.
+that defines it is the answer the user needs (OME's vendored ``config/models`` lists 86 of its 209 models); when
+auto-selection finds no runtime, so is a runtime such a file defines that it would pick (``selection.left_out``).
+This is looked for only then (``LeftOut`` reads on the first ask), and within bounds: at most ``MAX_ENTRIES``
+folder entries walked and ``MAX_FILES`` files read, each under the run's file cap and all under what is left of
+its byte budget. Only regular files found by walking the input folders (hidden entries and symlinks skipped, as
+``discover`` skips them or refuses them) are read; below a kustomization the build refuses or cannot read (one
+that leads out of the repository, say), nothing is looked at, since what it lists is not known.
 """
 
 from __future__ import annotations
