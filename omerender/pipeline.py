@@ -23,7 +23,7 @@ from omerender.load.obj import Obj
 from omerender.load.reader import LoadResult, ParseMany, empty_inputs, load
 from omerender.load.roots import only_searched
 from omerender.load.serving_rules import ServingPolicy
-from omerender.load.unlisted import unlisted_objects
+from omerender.load.unlisted import LeftOut
 from omerender.render import modes
 from omerender.resolve.index import Universe, index, runtime_key
 from omerender.resolve.inherit import resolve_all
@@ -234,7 +234,8 @@ def resolve_inputs(
 ) -> Resolved:
     """Everything before rendering: the overlay, the lock (``lifecycle``), input validation, the index and
     every chain, whose errors the lifecycle words (``--keep-last-good``). When an object names one the index
-    lacks, the files the kustomizations under ``paths`` leave out are looked through for it (``load.unlisted``)."""
+    lacks, or auto-selection finds no runtime, the files the kustomizations under ``paths`` leave out are looked
+    through (``load.unlisted``)."""
     if options.model_metadata:
         from omerender.load.metadata import apply_overlay
 
@@ -244,8 +245,10 @@ def resolve_inputs(
     checked.diagnostics.extend(metadata_checks.metadata_problems(objects))
     universe, duplicates = index(checked.kept)
     universe.rejected = checked.rejected
-    if paths and names_missing(universe):
-        universe.unlisted = unlisted_objects(list(paths), options.run_budget(), options.namespace)
+    if paths:  # read only when a lookup misses: now if a name is missing, before any worker process is forked
+        universe.unlisted = LeftOut(list(paths), options.run_budget(), options.namespace)
+        if names_missing(universe):
+            universe.unlisted.objects()
     chains, profile_problems = resolve_all(universe)
     chain_problems = settles.chain_problems(universe, chains) + profile_problems
     result = Resolved(universe, chains, lifecycle=settles)

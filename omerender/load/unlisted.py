@@ -2,24 +2,27 @@
 
 A folder holding a kustomization is read as ``kustomize build`` reads it (``load.kustomize``): a file lying in it
 but not listed in ``resources`` is not part of the build. When the build then misses a model or runtime, the file
-that defines it is the answer the user needs (OME's vendored ``config/models`` lists 86 of its 209 models). This is
-looked for only then, and within bounds: at most ``MAX_ENTRIES`` folder entries walked and ``MAX_FILES`` files
-read, each under the run's file cap and all under what is left of its byte budget. Only regular files found by
-walking the input folders (hidden entries and symlinks skipped, as ``discover`` skips them or refuses them) are
-read; below a kustomization the build refuses or cannot read (one that leads out of the repository, say), nothing
-is looked at, since what it lists is not known.
+that defines it is the answer the user needs (OME's vendored ``config/models`` lists 86 of its 209 models); when
+auto-selection finds no runtime, so is a runtime such a file defines that it would pick (``selection.left_out``).
+This is looked for only then (``LeftOut`` reads on the first ask), and within bounds: at most ``MAX_ENTRIES``
+folder entries walked and ``MAX_FILES`` files read, each under the run's file cap and all under what is left of
+its byte budget. Only regular files found by walking the input folders (hidden entries and symlinks skipped, as
+``discover`` skips them or refuses them) are read; below a kustomization the build refuses or cannot read (one
+that leads out of the repository, say), nothing is looked at, since what it lists is not known.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from omerender import codes
 from omerender.constants import STDIN, YAML_SUFFIXES
 from omerender.load.bounded import Budget, ReadProblem, admit, read_text
 from omerender.load.kustomize import FILE_NAMES, Expansion, expand, folder_problem, kustomization_in
+from omerender.load.obj import Obj
 from omerender.load.reader import parse_file, walk_folders
 from omerender.load.source import Source
 from omerender.ome import BASE_MODEL, CLUSTER_BASE_MODEL, CLUSTER_SERVING_RUNTIME, SERVING_RUNTIME
@@ -35,11 +38,13 @@ Key = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class Unlisted:
-    """An object defined at ``path``:``line`` in a file ``kustomization`` does not list."""
+    """An object defined at ``path``:``line`` in a file ``kustomization`` does not list; ``obj``: the object as
+    parsed (what auto-selection is run against when it finds nothing, ``selection.left_out``)."""
 
     path: str
     line: int
     kustomization: str
+    obj: Obj | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -136,6 +141,26 @@ def unlisted_objects(paths: list[str], limits: Budget, namespace: str) -> dict[K
         for obj in objects:
             if obj.is_ome and obj.kind in KINDS:
                 scope = obj.namespace if obj.kind in (SERVING_RUNTIME, BASE_MODEL) else ""
-                where = Unlisted(path, obj.at("metadata", "name")[0], kustomization)
+                where = Unlisted(path, obj.at("metadata", "name")[0], kustomization, obj)
                 found.setdefault((obj.kind, scope, obj.name), where)
     return found
+
+
+class LeftOut:
+    """What ``unlisted_objects`` finds under ``paths``, read on the first ask and kept: a run whose lookups all
+    succeed reads nothing. The run's budget is taken as it stands when this is made, so the answer is the same
+    whenever (and in whichever worker process) it is first asked for. Made with no paths, it holds nothing."""
+
+    def __init__(self, paths: list[str] | None = None, limits: Budget | None = None, namespace: str = "") -> None:
+        self._paths = list(paths or [])
+        self._limits = dataclasses.replace(limits or Budget())
+        self._namespace = namespace
+        self._found: dict[Key, Unlisted] | None = None
+
+    def objects(self) -> dict[Key, Unlisted]:
+        if self._found is None:
+            self._found = unlisted_objects(self._paths, self._limits, self._namespace) if self._paths else {}
+        return self._found
+
+    def get(self, key: Key) -> Unlisted | None:
+        return self.objects().get(key)

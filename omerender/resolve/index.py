@@ -8,7 +8,7 @@ from typing import Any
 from omerender import codes
 from omerender.diagnostics import ERROR, Diagnostic
 from omerender.load.obj import Obj
-from omerender.load.unlisted import Unlisted
+from omerender.load.unlisted import LeftOut
 from omerender.names import clip
 from omerender.ome import BASE_MODEL as BM
 from omerender.ome import CLUSTER_BASE_MODEL as CBM
@@ -35,9 +35,9 @@ class Universe:
     rejected: dict[tuple[str, str, str], Diagnostic] = field(
         default_factory=dict
     )  # (kind, namespace, name) -> its error
-    unlisted: dict[tuple[str, str, str], Unlisted] = field(
-        default_factory=dict
-    )  # (kind, namespace or "", name) -> where a file no kustomization lists defines it (load.unlisted)
+    unlisted: LeftOut = field(
+        default_factory=LeftOut
+    )  # (kind, namespace or "", name) -> where a file no kustomization lists defines it, read on first ask
 
     def all_runtimes(self) -> list[Obj]:
         return [*self.cluster_runtimes.values(), *self.runtimes.values()]

@@ -1,5 +1,6 @@
 """Whether the objects of a universe name a model, runtime or parent it does not hold: only then is it worth
-looking for them in the files a kustomization leaves out (``load.unlisted``)."""
+looking for them in the files a kustomization leaves out (``load.unlisted``), and worth doing so once, before any
+worker process is forked."""
 
 from __future__ import annotations
 

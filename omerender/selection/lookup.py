@@ -22,7 +22,7 @@ from omerender.ome import INHERIT_FROM
 from omerender.ome import SERVING_RUNTIME as SR
 from omerender.resolve.index import Universe, runtime_key
 from omerender.resolve.inherit import RESOLVED, Chain
-from omerender.selection import matching, scoring
+from omerender.selection import left_out, matching, scoring
 from omerender.selection.notes import selection_notes
 
 Made = TypeVar("Made")
@@ -155,16 +155,19 @@ def selected_runtime(
     model: Obj,
     webhook: bool = False,
     required: Iterable[str] = (),
+    once: Once = each_time,
 ) -> Lookup:
     """The runtime OME's auto-selection picks for ``model`` among those listing every accelerator class in
     ``required``, with why (notes) and what to beware of. ``webhook``: the validating webhook selects first and
-    refuses the object with its own wording when nothing matches."""
+    refuses the object with its own wording when nothing matches; a runtime a file no kustomization lists defines
+    that would be selected is then named (``left_out``)."""
     candidates = [scoring.Candidate(o.name, True, o.spec) for o in universe.namespaced_runtimes(isvc.namespace)]
     candidates += [
         scoring.Candidate(o.name, False, o.spec)
         for o in sorted(universe.cluster_runtimes.values(), key=lambda o: o.name)
     ]
-    selection = scoring.select_runtime(candidates, matching.apply_format_defaults(model.spec), isvc.namespace, required)
+    model_spec = matching.apply_format_defaults(model.spec)
+    selection = scoring.select_runtime(candidates, model_spec, isvc.namespace, required)
     if selection.chosen is None:
         message = f"Failed to find runtime for model {model.name}: {selection.error}"  # the controller's event
         if webhook:
@@ -172,6 +175,9 @@ def selected_runtime(
                 f"{WEBHOOK_REFUSES}: no supporting runtime found for model {model.name} and engine "
                 f"does not have complete runner configuration: {selection.error}"
             )
+        offered = once("left-out runtimes", universe.unlisted, None, lambda: left_out.offered(universe))
+        serving = left_out.would_serve(offered, model_spec, isvc.namespace, required)
+        message += f"; {serving}" if serving else ""
         failure = isvc.diag(ERROR, message, "spec", code=codes.RUNTIME_SELECTION_ERROR)
         return Lookup(None, [failure, *selection_notes(isvc, selection)])
     chosen = selection.chosen
@@ -217,7 +223,7 @@ def find_runtime(
         if isinstance(ref, dict) and ref.get("name"):
             return named_runtime(universe, chains, once, isvc, model, str(ref["name"]))
         required = matching.required_classes(body)[0]
-        return selected_runtime(universe, chains, isvc, model, webhook_selects(body["spec"]), required)
+        return selected_runtime(universe, chains, isvc, model, webhook_selects(body["spec"]), required, once)
     except matching.OMEPanic as exc:
         message = f"OME's runtime matcher would crash the controller here: {exc}"
         return Lookup(None, [isvc.diag(ERROR, message, "spec", code=codes.OME_PANIC)], crashed=True)
