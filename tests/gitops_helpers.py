@@ -61,6 +61,16 @@ def omerender(*args: str, cwd: Path | None = None, env: dict[str, str] | None = 
     return run([sys.executable, "-m", "omerender", *args], cwd=cwd, env=env, stdin=stdin)
 
 
+def app_repository(root: Path, files: dict[str, str]) -> Path:
+    """A repository at ``root`` (``.git`` marks its top) holding one app, ``apps/llama``, of ``files`` (name: text)."""
+    app = root / "apps" / "llama"
+    app.mkdir(parents=True)
+    (root / ".git").mkdir()
+    for name, text in files.items():
+        (app / name).write_text(text, encoding="utf-8")
+    return root
+
+
 def argocd_generate(
     app: Path, parameters: list[dict[str, object]], namespace: str = "demo", env: dict[str, str] | None = None
 ) -> Proc:

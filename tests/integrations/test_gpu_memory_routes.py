@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gitops_helpers import Proc, argocd_generate, env_with_omerender, krm_with, objects, omerender
+from gitops_helpers import Proc, app_repository, argocd_generate, env_with_omerender, krm_with, objects, omerender
 
 # 70B parameters in bfloat16 over --tp-size 2: 65.2 GiB of weights per GPU. The runtime names no GPU: under the
 # 72 GiB an 80 GiB GPU gives at 0.9, so quiet by default; over the 36 GiB of 40 GiB GPUs (gpu-memory 40).
@@ -56,13 +56,7 @@ FINDING = (
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    app = root / "apps" / "llama"
-    app.mkdir(parents=True)
-    (root / ".git").mkdir()
-    for name, text in (("model.yaml", MODEL), ("runtime.yaml", RUNTIME), ("isvc.yaml", ISVC)):
-        (app / name).write_text(text, encoding="utf-8")
-    return root
+    return app_repository(tmp_path / "repo", {"model.yaml": MODEL, "runtime.yaml": RUNTIME, "isvc.yaml": ISVC})
 
 
 def _found(proc: Proc) -> list[str]:

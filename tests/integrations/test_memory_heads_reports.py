@@ -13,7 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from gitops_helpers import Proc, argocd_generate, krm_with, objects, omerender
+from gitops_helpers import Proc, app_repository, argocd_generate, krm_with, objects, omerender
 
 # Llama 3.1 405B's shape: 128 attention heads, 8 KV heads, 405B parameters in bfloat16.
 MODEL = """apiVersion: ome.io/v1beta1
@@ -73,13 +73,7 @@ CODES = ("tp-heads", "gpu-memory-fit")
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    app = root / "apps" / "llama"
-    app.mkdir(parents=True)
-    (root / ".git").mkdir()
-    for name, text in (("model.yaml", MODEL), ("runtime.yaml", RUNTIME), ("isvc.yaml", ISVC)):
-        (app / name).write_text(text, encoding="utf-8")
-    return root
+    return app_repository(tmp_path / "repo", {"model.yaml": MODEL, "runtime.yaml": RUNTIME, "isvc.yaml": ISVC})
 
 
 def _lines(proc: Proc) -> list[str]:

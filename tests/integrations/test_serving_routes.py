@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from gitops_helpers import Proc, argocd_generate, env_with_omerender, krm_with, objects, omerender, run
+from gitops_helpers import Proc, app_repository, argocd_generate, env_with_omerender, krm_with, objects, omerender, run
 
 MODEL = """apiVersion: ome.io/v1beta1
 kind: ClusterBaseModel
@@ -61,13 +61,7 @@ SHM = "warning: [shm-missing] engine of runtime srt-tp-over"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    app = root / "apps" / "llama"
-    app.mkdir(parents=True)
-    (root / ".git").mkdir()
-    for name, text in (("model.yaml", MODEL), ("runtime.yaml", RUNTIME), ("isvc.yaml", ISVC)):
-        (app / name).write_text(text, encoding="utf-8")
-    return root
+    return app_repository(tmp_path / "repo", {"model.yaml": MODEL, "runtime.yaml": RUNTIME, "isvc.yaml": ISVC})
 
 
 def _serving(proc: Proc) -> list[str]:
