@@ -71,6 +71,22 @@ def app_repository(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def kpt_package(package: Path, shim_dir: Path, config: dict[str, str] | None = None) -> None:
+    """Make ``package`` a kpt package whose pipeline runs ``omerender krm`` (through a shim in ``shim_dir``: kpt's
+    ``exec`` takes one program), with ``config`` as the function's configMap."""
+    shim = shim_dir / "omerender-krm"
+    shim.write_text('#!/bin/sh\nexec omerender krm "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    mutator: dict[str, Any] = {"exec": str(shim), **({"configMap": config} if config else {})}
+    kptfile = {
+        "apiVersion": "kpt.dev/v1",
+        "kind": "Kptfile",
+        "metadata": {"name": package.name, "annotations": {"config.kubernetes.io/local-config": "true"}},
+        "pipeline": {"mutators": [mutator]},
+    }
+    (package / "Kptfile").write_text(yaml.safe_dump(kptfile), encoding="utf-8")
+
+
 def argocd_generate(
     app: Path, parameters: list[dict[str, object]], namespace: str = "demo", env: dict[str, str] | None = None
 ) -> Proc:

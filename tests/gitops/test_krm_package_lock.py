@@ -13,12 +13,10 @@ from typing import Any
 
 import pytest
 import yaml
-from gitops_helpers import env_with_omerender, need, objects, run
+from gitops_helpers import env_with_omerender, kpt_package, need, objects, run
 from ome_repository import OME, committed_repository, profile_change
 
 from omerender.gitops.krm import PACKAGE_PATH, ResourceList, package_lock
-
-SHIM = '#!/bin/sh\nexec omerender krm "$@"\n'
 
 
 def _listed(*folders: str) -> ResourceList:
@@ -53,16 +51,7 @@ def repo(tmp_path: Path) -> Path:
         pytest.skip("needs OME's folders and git")
     root = committed_repository(tmp_path / "repo")
     profile_change(root)
-    shim = tmp_path / "omerender-krm"
-    shim.write_text(SHIM, encoding="utf-8")
-    shim.chmod(0o755)
-    kptfile = {
-        "apiVersion": "kpt.dev/v1",
-        "kind": "Kptfile",
-        "metadata": {"name": "team-a", "annotations": {"config.kubernetes.io/local-config": "true"}},
-        "pipeline": {"mutators": [{"exec": str(shim), "configMap": {"emit": "rendered"}}]},
-    }
-    (root / "apps" / "team-a" / "Kptfile").write_text(yaml.safe_dump(kptfile), encoding="utf-8")
+    kpt_package(root / "apps" / "team-a", tmp_path, {"emit": "rendered"})
     return root
 
 

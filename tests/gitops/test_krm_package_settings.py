@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from gitops_helpers import FIXTURE, Proc, env_with_omerender, need, objects, run
-
-SHIM = '#!/bin/sh\nexec omerender krm "$@"\n'
+from gitops_helpers import FIXTURE, Proc, env_with_omerender, kpt_package, need, objects, run
 
 
 def _settings(spec: dict[str, Any], local: bool = True) -> str:
@@ -35,16 +33,7 @@ def repo(tmp_path: Path) -> Path:
         for doc in docs:
             doc["metadata"].pop("namespace", None)
         (pkg / source.name).write_text(yaml.safe_dump_all(docs), encoding="utf-8")
-    shim = root / "omerender-krm"
-    shim.write_text(SHIM, encoding="utf-8")
-    shim.chmod(0o755)
-    kptfile = {
-        "apiVersion": "kpt.dev/v1",
-        "kind": "Kptfile",
-        "metadata": {"name": "pkg", "annotations": {"config.kubernetes.io/local-config": "true"}},
-        "pipeline": {"mutators": [{"exec": str(shim)}]},
-    }
-    (pkg / "Kptfile").write_text(yaml.safe_dump(kptfile), encoding="utf-8")
+    kpt_package(pkg, root)
     return root
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from gitops_helpers import REPO, Proc, env_with_omerender, need, objects, run
+from gitops_helpers import REPO, Proc, env_with_omerender, kpt_package, need, objects, run
 from ome_repository import APPS, OME, committed_repository, profile_change
 
 pytestmark = pytest.mark.skipif(
@@ -23,7 +23,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 PLUGIN_HOME = REPO / "integrations" / "kustomize" / "plugin"
-SHIM = '#!/bin/sh\nexec omerender krm "$@"\n'
 FLUX_ANNOTATION = "kustomize.toolkit.fluxcd.io/substitute"
 
 
@@ -101,16 +100,7 @@ def test_kpt_fn_eval_and_render(repo: Path, reference: dict[str, str], app: str,
     assert _same(objects(evaluated.out)) == _same(objects(reference[app]))
     package = tmp_path / "repo"
     shutil.copytree(repo, package, symlinks=True)
-    shim = tmp_path / "omerender-krm"
-    shim.write_text(SHIM, encoding="utf-8")
-    shim.chmod(0o755)
-    kptfile = {
-        "apiVersion": "kpt.dev/v1",
-        "kind": "Kptfile",
-        "metadata": {"name": "app", "annotations": {"config.kubernetes.io/local-config": "true"}},
-        "pipeline": {"mutators": [{"exec": str(shim), "configMap": {"emit": "rendered"}}]},
-    }
-    (package / app / "Kptfile").write_text(yaml.safe_dump(kptfile), encoding="utf-8")
+    kpt_package(package / app, tmp_path, {"emit": "rendered"})
     rendered = _ok(
         run([kpt, "fn", "render", app, "--allow-exec", "-o", "unwrap"], cwd=package, env=env_with_omerender())
     )
